@@ -1,0 +1,1 @@
+"""Evaluation of models on table QA benchmarks: prompts, backends, scoring, analyses (no dbt imports)."""

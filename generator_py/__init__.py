@@ -1,0 +1,1 @@
+"""Synthetic human-centric table (HCT) and question generator (no dbt imports)."""

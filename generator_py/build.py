@@ -1,0 +1,93 @@
+"""Seeds in, sampled relational tables out: the entry points the dbt Python models call."""
+from __future__ import annotations
+
+from typing import Optional
+
+import pandas as pd
+import pyarrow as pa
+
+from .sampling import SampledTable, sample_table
+from .templates import TableTemplate, Variant, expand_variants, load_options, load_templates
+from .vocabulary import Domain, load_domains
+
+
+def load_all(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.DataFrame, templates: pd.DataFrame,
+             options: pd.DataFrame, replicas: Optional[int] = None, domains: Optional[list[str]] = None):
+    """Validate every seed, then expand the templates into variants (raises SeedError on bad input)."""
+    vocab = load_domains(attributes, values, ranges)
+    tmpl = load_templates(templates, vocab)
+    if domains:
+        unknown = sorted(set(domains) - {t.domain for t in tmpl})
+        if unknown:
+            raise ValueError(f"var domains names {unknown}, which have no table template; known: {sorted({t.domain for t in tmpl})}")
+        tmpl = [t for t in tmpl if t.domain in domains]
+    variants = expand_variants(tmpl, load_options(options), vocab, replicas)
+    return vocab, tmpl, variants
+
+
+VARIANT_COLUMNS = ["domain", "template_name", "variant_id", "replicas", "shuffle", "col_depth", "row_depth",
+                   "name_pos", "col_agg_pos", "row_agg_pos", "row_format"]
+
+
+def variants_frame(variants: list[Variant]) -> pd.DataFrame:
+    return pd.DataFrame([[getattr(v, c) for c in VARIANT_COLUMNS] for v in variants], columns=VARIANT_COLUMNS)
+
+
+ROWS_SCHEMA = pa.schema([
+    ("table_id", pa.string()), ("domain", pa.string()), ("template_name", pa.string()),
+    ("variant_id", pa.int32()), ("replica", pa.int32()), ("value_name", pa.string()),
+    ("value_is_integer", pa.bool_()), ("agg_fun", pa.string()), ("agg_name", pa.string()),
+    ("shuffle", pa.string()), ("col_depth", pa.int32()), ("row_depth", pa.int32()), ("name_pos", pa.string()),
+    ("col_agg_pos", pa.string()), ("row_agg_pos", pa.string()), ("row_format", pa.string()), ("borders", pa.bool_()),
+    ("row_attributes", pa.list_(pa.string())), ("row_attribute_codes", pa.list_(pa.string())),
+    ("row_attribute_levels", pa.list_(pa.int32())),
+    ("col_attributes", pa.list_(pa.string())), ("col_attribute_codes", pa.list_(pa.string())),
+    ("col_attribute_levels", pa.list_(pa.int32())),
+    ("rel_row", pa.int32()), ("row_leaf", pa.int32()), ("col_leaf", pa.int32()),
+    ("row_labels", pa.list_(pa.string())), ("row_positions", pa.list_(pa.int32())),
+    ("col_labels", pa.list_(pa.string())), ("col_positions", pa.list_(pa.int32())),
+    ("row_path", pa.list_(pa.string())), ("row_path_positions", pa.list_(pa.int32())),
+    ("col_path", pa.list_(pa.string())), ("col_path_positions", pa.list_(pa.int32())),
+    ("value", pa.float64()),
+])
+
+
+def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variants: list[Variant], seed: int) -> pa.Table:
+    by_key = {(t.domain, t.template_name): t for t in templates}
+    cols: dict[str, list] = {f.name: [] for f in ROWS_SCHEMA}
+    for v in variants:
+        t = by_key[(v.domain, v.template_name)]
+        for replica in range(1, v.replicas + 1):
+            _append_rows(cols, t, v, sample_table(t, v, vocab[v.domain], replica, seed))
+    return pa.table(cols, schema=ROWS_SCHEMA)
+
+
+def _append_rows(cols: dict[str, list], t: TableTemplate, v: Variant, s: SampledTable) -> None:
+    fixed = {
+        "table_id": s.table_id, "domain": v.domain, "template_name": v.template_name, "variant_id": v.variant_id,
+        "replica": s.replica, "value_name": t.value_name, "value_is_integer": t.value_range.is_integer,
+        "agg_fun": t.agg_fun, "agg_name": t.agg_name, "shuffle": v.shuffle, "col_depth": v.col_depth,
+        "row_depth": v.row_depth, "name_pos": v.name_pos, "col_agg_pos": v.col_agg_pos, "row_agg_pos": v.row_agg_pos,
+        "row_format": v.row_format, "borders": s.borders,
+        "row_attributes": [a.name for a in s.row_attributes], "row_attribute_codes": [a.code for a in s.row_attributes],
+        "row_attribute_levels": [a.level for a in s.row_attributes],
+        "col_attributes": [a.name for a in s.col_attributes], "col_attribute_codes": [a.code for a in s.col_attributes],
+        "col_attribute_levels": [a.level for a in s.col_attributes],
+    }
+    n_cols = len(s.col_leaves)
+    for i, rl in enumerate(s.row_leaves):
+        for j, cl in enumerate(s.col_leaves):
+            for k, val in fixed.items():
+                cols[k].append(val)
+            cols["rel_row"].append(i * n_cols + j + 1)
+            cols["row_leaf"].append(i + 1)
+            cols["col_leaf"].append(j + 1)
+            cols["row_labels"].append(list(rl.labels))
+            cols["row_positions"].append(list(rl.positions))
+            cols["col_labels"].append(list(cl.labels))
+            cols["col_positions"].append(list(cl.positions))
+            cols["row_path"].append(list(rl.header_path))
+            cols["row_path_positions"].append([p for x, p in zip(rl.labels, rl.positions) if x is not None])
+            cols["col_path"].append(list(cl.header_path))
+            cols["col_path_positions"].append([p for x, p in zip(cl.labels, cl.positions) if x is not None])
+            cols["value"].append(float(s.values[i, j]))

@@ -1,0 +1,60 @@
+-- The benchmark's tables (contract in ../shared/ARCHITECTURE.md): one row per HCT with its renderings,
+-- shape figures and the 23 table-property flags.
+with instances as (
+    select * from {{ ref('int_table_instances') }}
+),
+
+renderings as (
+    select * from {{ ref('int_hct_renderings') }}
+),
+
+properties as (
+    select * from {{ ref('int_hct_properties') }}
+),
+
+relational as (
+    select * from {{ ref('int_relational_csv') }}
+),
+
+value_cells as (
+    select
+        table_id,
+        count(*) filter (where role = 'data') as n_data_cells,
+        count(*) filter (where role = 'aggregate') as n_aggregate_cells
+    from {{ ref('int_hct_cells') }}
+    group by table_id
+),
+
+synthetic as (
+    select
+        i.table_id,
+        'synthetic' as source,
+        i.domain as dataset,
+        i.template_name,
+        i.variant_id,
+        i.replica,
+        i.value_name as title,
+        r.html,
+        r.csv,
+        r.markdown,
+        rel.relational_csv,
+        r.n_rows,
+        r.n_columns,
+        r.n_rows * r.n_columns as n_cells,
+        v.n_data_cells,
+        v.n_aggregate_cells,
+        i.col_depth as column_header_depth,
+        i.row_depth as row_header_depth,
+        p.* exclude (table_id)
+    from instances as i
+    inner join renderings as r using (table_id)
+    inner join properties as p using (table_id)
+    inner join relational as rel using (table_id)
+    inner join value_cells as v using (table_id)
+),
+
+final as (
+    select * from synthetic
+)
+
+select * from final order by table_id

@@ -1,0 +1,2 @@
+-- The table's aggregate over every pair of row and column header groups (see macro hct_group_values).
+{{ hct_group_values() }}

@@ -1,0 +1,17 @@
+"""Individual table templates: one row per valid combination of the generic template options."""
+from generator_py.build import load_all, variants_frame
+from generator_py.dbt_inputs import scale_options
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    # dbt finds refs and config keys by reading this file, so each one is spelled out.
+    _, _, variants = load_all(
+        attributes=dbt.ref("stg_domain_attributes").df(),
+        values=dbt.ref("stg_domain_values").df(),
+        ranges=dbt.ref("stg_domain_value_ranges").df(),
+        templates=dbt.ref("stg_table_templates").df(),
+        options=dbt.ref("stg_table_template_options").df(),
+        **scale_options(dbt.config.get("replicas"), dbt.config.get("domains")),
+    )
+    return variants_frame(variants)
