@@ -93,24 +93,24 @@ def load_templates(df: pd.DataFrame, domains: dict[str, Domain]) -> list[TableTe
             rng = dom.ranges[values]
         else:
             raise SeedError("table_templates", line, f"values {values!r} is neither a range [m,M] nor a shortcut of domain_value_ranges ({', '.join(sorted(dom.ranges)) or 'none defined'})", ctx)
-        axes = {}
+        codes = {axis: tuple(c.strip() for c in (r[f"{axis}_codes"] or "").split(";") if c.strip()) for axis in ("row", "col")}
         for axis in ("row", "col"):
-            codes = tuple(c.strip() for c in (r[f"{axis}_codes"] or "").split(";") if c.strip())
-            samples_text = [s for s in (r[f"{axis}_samples"] or "").split(";") if s.strip()]
-            if not codes:
+            if not codes[axis]:
                 raise SeedError("table_templates", line, f"{axis}_codes is empty", ctx)
-            for c in codes:
+            for c in codes[axis]:
                 if c not in dom.codes:
                     raise SeedError("table_templates", line, f"unknown attribute code {c!r} in {axis}_codes; domain {r['domain']!r} has {', '.join(sorted(dom.codes))}", ctx)
-            if len(samples_text) != len(codes):
-                raise SeedError("table_templates", line, f"{axis}_samples has {len(samples_text)} interval(s) for {len(codes)} code(s)", ctx)
-            axes[axis] = (codes, tuple(parse_sample(s, line, ctx) for s in samples_text))
-        both = set(axes["row"][0]) & set(axes["col"][0])
+            if len(set(codes[axis])) != len(codes[axis]):
+                raise SeedError("table_templates", line, f"{axis}_codes repeats a code", ctx)
+        both = set(codes["row"]) & set(codes["col"])
         if both:
             raise SeedError("table_templates", line, f"code(s) {', '.join(sorted(both))} placed both in rows and in columns (a hierarchy cannot be split between rows and columns)", ctx)
+        axes = {}
         for axis in ("row", "col"):
-            if len(set(axes[axis][0])) != len(axes[axis][0]):
-                raise SeedError("table_templates", line, f"{axis}_codes repeats a code", ctx)
+            samples_text = [s for s in (r[f"{axis}_samples"] or "").split(";") if s.strip()]
+            if len(samples_text) != len(codes[axis]):
+                raise SeedError("table_templates", line, f"{axis}_samples has {len(samples_text)} interval(s) for {len(codes[axis])} code(s)", ctx)
+            axes[axis] = (codes[axis], tuple(parse_sample(s, line, ctx) for s in samples_text))
         if r["agg_fun1"] not in AGG_FUNCTIONS:
             raise SeedError("table_templates", line, f"unknown agg function {r['agg_fun1']!r}; use one of {', '.join(AGG_FUNCTIONS)}", ctx)
         if not r["agg_name1"]:

@@ -1,0 +1,40 @@
+"""The `header_match` backend: the non-LLM header-matching baseline (no model, no server).
+
+It reads `request.table_html` and `request.question` (side information of the request) and
+ignores the messages. A request without table HTML is answered `no answer`; an exception while
+answering becomes a prediction with `response=None` and `error_kind="baseline_error"`.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from evaluation_py.backends.base import Backend, Prediction, PredictionRequest, register
+from evaluation_py.baselines.header_match import NO_ANSWER, answer_question
+
+
+@register("header_match")
+class HeaderMatchBackend(Backend):
+    def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
+        for request in requests:
+            start = time.perf_counter()
+            response = None
+            error_kind = None
+            try:
+                if request.table_html:
+                    response = answer_question(request.table_html, request.question)
+                else:
+                    response = NO_ANSWER
+            except Exception:  # a floor baseline must never stop a run
+                error_kind = "baseline_error"
+            on_result(
+                Prediction(
+                    cache_key=request.cache_key,
+                    question_id=request.question_id,
+                    model_name=request.model_name,
+                    response=response,
+                    error_kind=error_kind,
+                    attempts=1,
+                    latency_s=time.perf_counter() - start,
+                )
+            )

@@ -1,0 +1,185 @@
+{#
+  Ground truth of every question, executed set-based in DuckDB from the question's structured spec
+  (the same query its SQL text states; int_answer_cross_check runs the text itself in SQLite).
+  Spec: filters [{attribute, values}] (conjunctive, IN), value_condition {op, threshold},
+  semi_join {attributes, filters, value_condition}, select [{kind: attribute|value|aggregate, ...}],
+  group_by [attributes], order_by [{kind, name, direction}], limit.
+  Output: one row per answer row: question_id, answer_row (1-based), values (canonical text, NULL kept).
+#}
+{% macro question_answers(questions, cells) %}
+with questions as (
+    select question_id, table_id, cast(spec_json as json) as spec from {{ questions }}
+),
+
+cells as (
+    select table_id, rel_row, attribute, attribute_value, value from {{ cells }}
+),
+
+rel_rows as (
+    select distinct table_id, rel_row, value from cells
+),
+
+filters as (
+    select question_id, table_id, 'main' as scope,
+           unnest(from_json(spec -> 'filters', '[{"attribute": "VARCHAR", "values": ["VARCHAR"]}]'), recursive := true)
+    from questions
+    union all
+    select question_id, table_id, 'semi' as scope,
+           unnest(from_json(spec -> '$.semi_join.filters', '[{"attribute": "VARCHAR", "values": ["VARCHAR"]}]'), recursive := true)
+    from questions
+    where json_type(spec -> 'semi_join') = 'OBJECT'
+),
+
+failing as (
+    -- (question, scope, rel_row) that break at least one filter of that scope
+    select distinct f.question_id, f.scope, c.rel_row
+    from filters as f
+    inner join cells as c on c.table_id = f.table_id and c.attribute = f.attribute
+    where c.attribute_value is null or not list_contains(f."values", c.attribute_value)
+),
+
+value_conditions as (
+    select question_id, 'main' as scope, spec ->> '$.value_condition.op' as op,
+           cast(spec ->> '$.value_condition.threshold' as double) as threshold
+    from questions where json_type(spec -> 'value_condition') = 'OBJECT'
+    union all
+    select question_id, 'semi', spec ->> '$.semi_join.value_condition.op',
+           cast(spec ->> '$.semi_join.value_condition.threshold' as double)
+    from questions where json_type(spec -> '$.semi_join.value_condition') = 'OBJECT'
+),
+
+scoped_rows as (
+    select q.question_id, s.scope, r.rel_row, r.value
+    from questions as q
+    cross join (select 'main' as scope union all select 'semi') as s
+    inner join rel_rows as r on r.table_id = q.table_id
+    where s.scope = 'main' or json_type(q.spec -> 'semi_join') = 'OBJECT'
+),
+
+passing as (
+    select p.question_id, p.scope, p.rel_row, p.value
+    from scoped_rows as p
+    left join value_conditions as v on v.question_id = p.question_id and v.scope = p.scope
+    where (v.op is null or (v.op = '<' and p.value < v.threshold) or (v.op = '>' and p.value > v.threshold))
+      and not exists (
+          select 1 from failing as f
+          where f.question_id = p.question_id and f.scope = p.scope and f.rel_row = p.rel_row)
+),
+
+semi_attributes as (
+    select question_id, table_id, unnest(from_json(spec -> '$.semi_join.attributes', '["VARCHAR"]')) as attribute,
+           generate_subscripts(from_json(spec -> '$.semi_join.attributes', '["VARCHAR"]'), 1) as k
+    from questions where json_type(spec -> 'semi_join') = 'OBJECT'
+),
+
+semi_keys as (
+    select p.question_id, p.scope, p.rel_row, list(c.attribute_value order by a.k) as key
+    from passing as p
+    inner join semi_attributes as a on a.question_id = p.question_id
+    inner join questions as q on q.question_id = p.question_id
+    inner join cells as c on c.table_id = q.table_id and c.rel_row = p.rel_row and c.attribute = a.attribute
+    group by p.question_id, p.scope, p.rel_row
+),
+
+matched as (
+    select p.question_id, p.rel_row, p.value
+    from passing as p
+    where p.scope = 'main'
+      and (not exists (select 1 from semi_attributes as a where a.question_id = p.question_id)
+           or exists (
+               select 1 from semi_keys as o
+               inner join semi_keys as i on i.question_id = o.question_id and i.scope = 'semi' and i.key = o.key
+               where o.question_id = p.question_id and o.scope = 'main' and o.rel_row = p.rel_row))
+),
+
+select_items as (
+    select question_id, table_id,
+           unnest(from_json(spec -> 'select', '[{"kind": "VARCHAR", "name": "VARCHAR", "function": "VARCHAR"}]'), recursive := true),
+           generate_subscripts(from_json(spec -> 'select', '["JSON"]'), 1) as item
+    from questions
+),
+
+group_attributes as (
+    select question_id, table_id, unnest(from_json(spec -> 'group_by', '["VARCHAR"]')) as attribute,
+           generate_subscripts(from_json(spec -> 'group_by', '["VARCHAR"]'), 1) as k
+    from questions
+),
+
+shapes as (
+    select
+        question_id,
+        exists (select 1 from select_items as s where s.question_id = q.question_id and s.kind = 'aggregate') as aggregated,
+        spec -> '$.order_by[0]' ->> 'kind' as order_kind,
+        spec -> '$.order_by[0]' ->> 'direction' as order_direction,
+        cast(spec ->> 'limit' as integer) as row_limit
+    from questions as q
+),
+
+row_groups as (
+    -- the group key of every matched row (empty for a global aggregate or a plain selection)
+    select m.question_id, m.rel_row, m.value,
+           coalesce((select list(c.attribute_value order by g.k)
+                     from group_attributes as g
+                     inner join questions as q on q.question_id = g.question_id
+                     inner join cells as c on c.table_id = q.table_id and c.rel_row = m.rel_row and c.attribute = g.attribute
+                     where g.question_id = m.question_id), []) as group_key
+    from matched as m
+),
+
+aggregated_rows as (
+    select
+        g.question_id, g.group_key, any_value(g.rel_row) as some_row,
+        sum(g.value) as agg_sum, avg(g.value) as agg_avg, min(g.value) as agg_min, max(g.value) as agg_max
+    from row_groups as g
+    inner join shapes as s using (question_id)
+    where s.aggregated
+    group by g.question_id, g.group_key
+),
+
+output_rows as (
+    -- one row per answer row with its sort position
+    select a.question_id, a.some_row as rel_row, a.group_key, cast(null as double) as value,
+           a.agg_sum, a.agg_avg, a.agg_min, a.agg_max,
+           row_number() over (partition by a.question_id order by
+               case when s.order_direction = 'desc' then null else a.group_key end asc,
+               case when s.order_direction = 'desc' then a.group_key end desc) as answer_row
+    from aggregated_rows as a
+    inner join shapes as s using (question_id)
+    union all
+    select g.question_id, g.rel_row, g.group_key, g.value, null, null, null, null,
+           row_number() over (partition by g.question_id order by
+               case when s.order_kind = 'value' and s.order_direction = 'asc' then g.value end asc,
+               case when s.order_kind = 'value' and s.order_direction = 'desc' then g.value end desc,
+               g.rel_row)
+    from row_groups as g
+    inner join shapes as s using (question_id)
+    where not s.aggregated
+),
+
+limited as (
+    select o.* from output_rows as o
+    inner join shapes as s using (question_id)
+    where s.row_limit is null or o.answer_row <= s.row_limit
+),
+
+output_values as (
+    select
+        o.question_id, o.answer_row, i.item,
+        case i.kind
+            when 'value' then {{ format_number('o.value') }}
+            when 'aggregate' then {{ format_number("case i.function when 'sum' then o.agg_sum when 'avg' then o.agg_avg when 'min' then o.agg_min when 'max' then o.agg_max end") }}
+            else c.attribute_value
+        end as answer_value
+    from limited as o
+    inner join select_items as i using (question_id)
+    left join cells as c on c.table_id = i.table_id and c.rel_row = o.rel_row and c.attribute = i.name and i.kind = 'attribute'
+),
+
+final as (
+    select question_id, answer_row, list(answer_value order by item) as answer_values
+    from output_values
+    group by question_id, answer_row
+)
+
+select * from final
+{% endmacro %}

@@ -1,0 +1,58 @@
+"""Shared fixtures: the project root, the reference data, and small real `dbt build`s in temp copies."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+REFERENCE = SHARED / "reference"
+COPY_IGNORE = shutil.ignore_patterns(".venv", "target", "logs", "*.duckdb", "*.duckdb.wal", "exports", "reports",
+                                     "cache", ".git", "__pycache__", ".pytest_cache", "*.egg-info", "dbt_packages")
+
+
+def dbt_executable() -> str:
+    candidate = Path(sys.executable).parent / "dbt"
+    return str(candidate) if candidate.exists() else (shutil.which("dbt") or "dbt")
+
+
+def copy_project(dest: Path) -> Path:
+    shutil.copytree(ROOT, dest, ignore=COPY_IGNORE)
+    return dest
+
+
+def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = None, timeout: int = 1200) -> subprocess.CompletedProcess:
+    full_env = dict(os.environ)
+    full_env["HCTQA_DUCKDB_PATH"] = str(project / "hctqa.duckdb")
+    full_env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
+    if env:
+        full_env.update(env)
+    proc = subprocess.run([dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
+                          cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"dbt {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+# One CI-sized build (every domain, one replica per variant) shared by the end-to-end tests.
+CI_VARS = "{replicas: 1}"
+
+
+@pytest.fixture(scope="session")
+def ci_build(tmp_path_factory) -> Path:
+    project = copy_project(tmp_path_factory.mktemp("ci") / "project")
+    run_dbt(project, "build", "--vars", CI_VARS)
+    return project
+
+
+@pytest.fixture(scope="session")
+def ci_db(ci_build):
+    con = duckdb.connect(str(ci_build / "hctqa.duckdb"), read_only=True)
+    yield con
+    con.close()

@@ -1,0 +1,51 @@
+"""Adding an eighth domain is a seed change only: append the fixture's rows and build it."""
+from __future__ import annotations
+
+import csv
+
+import duckdb
+
+from conftest import ROOT, copy_project, run_dbt
+
+FIXTURE = ROOT / "tests" / "fixtures" / "extra_domain"
+
+
+def append_seed_rows(project, name: str) -> None:
+    with open(FIXTURE / f"{name}.csv", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    target = project / "seeds" / f"{name}.csv"
+    if not target.read_text().endswith("\n"):
+        target.write_text(target.read_text() + "\n")
+    with open(target, "a", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+
+
+def test_new_domain_from_seed_rows_only(tmp_path):
+    project = copy_project(tmp_path / "p")
+    for name in ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates", "table_template_options"):
+        append_seed_rows(project, name)
+    run_dbt(project, "build", "--select", "+benchmark_tables", "--vars", "{domains: [museums]}")
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    n, domains = con.execute("select count(*), list(distinct dataset) from benchmark_tables").fetchone()
+    assert domains == ["museums"]
+    assert n == 6 * 2  # 6 valid option combinations x replica 2
+    html = con.execute("select html from benchmark_tables limit 1").fetchone()[0]
+    assert "Number of museum visitors" in html
+
+
+def test_bad_seed_fails_the_build_and_keeps_what_was_built(tmp_path):
+    project = copy_project(tmp_path / "p")
+    for name in ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates", "table_template_options"):
+        append_seed_rows(project, name)
+    run_dbt(project, "build", "--select", "+benchmark_tables", "--exclude", "test_type:data", "--vars", "{domains: [museums]}")
+    templates = project / "seeds" / "table_templates.csv"
+    lines = templates.read_text().splitlines()
+    bad_line = len(lines)  # the museums template, last line of the file
+    lines[-1] = lines[-1].replace(",Total,sum", ",Total,median")
+    templates.write_text("\n".join(lines) + "\n")
+    proc = run_dbt(project, "build", "--select", "+benchmark_tables", "--vars", "{domains: [museums]}", check=False)
+    assert proc.returncode != 0
+    assert f"seeds/table_templates.csv line {bad_line}" in proc.stdout
+    assert "unknown agg function 'median'" in proc.stdout
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    assert con.execute("select count(*) from benchmark_tables").fetchone()[0] == 12

@@ -1,0 +1,110 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluation_py.backends.base import PredictionRequest, get_backend
+from evaluation_py.baselines.header_match import answer_question, format_number
+
+SYN = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "hctqa-synthetic-sample"
+NESTED = """
+<table>
+<caption>Number of accidents</caption>
+<thead>
+<tr><th rowspan="2" colspan="2">Event \\ Year</th><th colspan="2">2020</th><th colspan="2">2021</th><th rowspan="2">Total</th></tr>
+<tr><th>Q1</th><th>Q2</th><th>Q1</th><th>Q2</th></tr>
+</thead>
+<tbody>
+<tr><th colspan="2">Road</th><td></td><td></td><td></td><td></td></tr>
+<tr><th></th><th>Car</th><td>1</td><td>2</td><td>3</td><td>4</td><td class="agg">10</td></tr>
+<tr><th></th><th>Bus</th><td>5</td><td>6</td><td>7</td><td>8</td><td class="agg">26</td></tr>
+<tr><th colspan="2">Water</th></tr>
+<tr><th></th><th>Boat</th><td>&nbsp;9 </td><td>10</td><td>11</td><td>12</td><td class="agg">42</td></tr>
+<tr><th colspan="2">Total</th><td class="agg">15</td><td class="agg">18</td><td class="agg">21</td><td class="agg">24</td><td class="agg">78</td></tr>
+</tbody>
+</table>
+"""
+
+SETS = ["Number_of_accidents_set2_3", "Number_of_accidents_set150_5", "Number_of_accidents_set321_2"]
+
+
+def _values(text):
+    return sorted(v.strip() for v in text.replace("{", "").replace("}", "").replace("||", "|").split("|") if v.strip())
+
+
+def _load(name):
+    html = (SYN / f"{name}_HCT.html").read_text()
+    questions = {q["name"]: q for q in json.loads((SYN / f"{name}_QandA.json").read_text())["questions"]}
+    return html, questions
+
+
+@pytest.mark.parametrize(
+    "name,template,expected",
+    [
+        ("Number_of_accidents_set2_3", "template 1", "39"),
+        ("Number_of_accidents_set2_3", "template 2", "40"),
+        ("Number_of_accidents_set2_3", "template 3", "86"),
+        ("Number_of_accidents_set150_5", "template 1", "36"),
+        ("Number_of_accidents_set321_2", "template 1", "44"),
+        ("Number_of_accidents_set321_2", "template 5", "62.33"),
+        ("Number_of_accidents_set321_2", "template 7", "157 || 10"),
+    ],
+)
+def test_exact_answers(name, template, expected):
+    html, questions = _load(name)
+    assert answer_question(html, questions[template]["nlq"]) == expected
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_templates_1_to_3_value_sets(name):
+    html, questions = _load(name)
+    for template in ("template 1", "template 2", "template 3"):
+        q = questions[template]
+        assert _values(answer_question(html, q["nlq"])) == _values(q["sqlResult"]), (name, template)
+
+
+def test_most_reference_questions_answered():
+    right = total = 0
+    for name in SETS:
+        html, questions = _load(name)
+        for q in questions.values():
+            total += 1
+            right += _values(answer_question(html, q["nlq"])) == _values(q["sqlResult"])
+    assert right >= total // 2
+
+
+def test_nested_table():
+    assert answer_question(NESTED, "How many Car accidents in Q2 of 2020?") == "2"
+    assert answer_question(NESTED, "Number of Bus accidents in Q1 of 2021") == "7"
+    # The aggregate column is skipped unless named.
+    assert answer_question(NESTED, "Bus accidents in 2021") == "7 || 8"
+    assert answer_question(NESTED, "What is the Total of Bus accidents?") == "26"
+    assert answer_question(NESTED, "What is the total number of Car and Bus accidents in Q1 of 2020?") == "6"
+    assert answer_question(NESTED, "What is the average of Road accidents in Q1 of 2020?") == "3"
+    assert answer_question(NESTED, "Highest number of Water accidents in 2021?") == "12"
+    assert answer_question(NESTED, "Boat accidents in Q1 of 2020 or Car accidents in Q2 of 2021?") == "4 || 9"
+    assert answer_question(NESTED, "How many planes crashed?") == "no answer"
+    assert answer_question("<p>nothing</p>", "Car in 2020?") == "no answer"
+
+
+def test_format_number():
+    assert format_number(34.0) == "34"
+    assert format_number(12.5) == "12.5"
+    assert format_number(43.666) == "43.67"
+    assert format_number(3.1) == "3.1"
+
+
+def test_backend():
+    backend = get_backend("header_match", {})
+    html, questions = _load("Number_of_accidents_set2_3")
+    base = dict(table_id="t", model_name="hm", backend="header_match", model="", table_format="html", messages=())
+    requests = [
+        PredictionRequest(cache_key="k1", question_id="q1", question=questions["template 1"]["nlq"], table_html=html, **base),
+        PredictionRequest(cache_key="k2", question_id="q2", question="anything", table_html="", **base),
+    ]
+    got = []
+    backend.run(requests, got.append)
+    assert [(p.cache_key, p.question_id, p.response, p.error_kind) for p in got] == [
+        ("k1", "q1", "39", None),
+        ("k2", "q2", "no answer", None),
+    ]

@@ -1,0 +1,152 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluation_py.html_table import parse_html_table
+from evaluation_py.table_render import (
+    layout_release_grid,
+    parse_release_csv,
+    render_html,
+    render_markdown,
+    render_release_table,
+)
+
+REF = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference"
+SYN = REF / "hctqa-synthetic-sample"
+
+NESTED = """
+<table>
+<caption>Number of accidents</caption>
+<thead>
+<tr><th rowspan="2" colspan="2">Event \\ Year</th><th colspan="2">2020</th><th colspan="2">2021</th><th rowspan="2">Total</th></tr>
+<tr><th>Q1</th><th>Q2</th><th>Q1</th><th>Q2</th></tr>
+</thead>
+<tbody>
+<tr><th colspan="2">Road</th><td></td><td></td><td></td><td></td></tr>
+<tr><th></th><th>Car</th><td>1</td><td>2</td><td>3</td><td>4</td><td class="agg">10</td></tr>
+<tr><th></th><th>Bus</th><td>5</td><td>6</td><td>7</td><td>8</td><td class="agg">26</td></tr>
+<tr><th colspan="2">Water</th></tr>
+<tr><th></th><th>Boat</th><td>&nbsp;9 </td><td>10</td><td>11</td><td>12</td><td class="agg">42</td></tr>
+<tr><th colspan="2">Total</th><td class="agg">15</td><td class="agg">18</td><td class="agg">21</td><td class="agg">24</td><td class="agg">78</td></tr>
+</tbody>
+</table>
+"""
+
+
+def test_nested_spans_and_paths():
+    t = parse_html_table(NESTED)
+    assert t.caption == "Number of accidents"
+    assert t.header_rows == [0, 1]
+    # The rowspan/colspan grid is full.
+    assert t.texts()[0] == ["Event \\ Year", "Event \\ Year", "2020", "2020", "2021", "2021", "Total"]
+    assert t.texts()[1] == ["Event \\ Year", "Event \\ Year", "Q1", "Q2", "Q1", "Q2", "Total"]
+    assert t.grid[1][6].anchor == (0, 6) and t.grid[1][6].is_header
+    cells = {(v.row_path, v.column_path): v for v in t.value_cells}
+    car = cells[(("Road", "Car"), ("2020", "Q2"))]
+    assert car.text == "2" and not car.is_aggregate
+    boat = cells[(("Water", "Boat"), ("2020", "Q1"))]
+    assert boat.text == "9"  # &nbsp; and whitespace normalised
+    total = cells[(("Road", "Bus"), ("Total",))]
+    assert total.text == "26" and total.is_aggregate and "agg" in total.classes
+    grand = cells[(("Total",), ("Total",))]
+    assert grand.text == "78" and grand.is_aggregate
+    assert t.group_label_rows == [2, 5]
+    assert len(t.value_cells) == 3 * 5 + 5
+
+
+def test_group_label_at_same_level_and_rowspan_rows():
+    html = """<table><tr><th colspan="2">Type</th><th>Rural</th><th>Urban</th></tr>
+    <tr><th colspan="2">Purchases</th><td></td><td></td></tr>
+    <tr><th colspan="2">Gold</th><td>1</td><td>2</td></tr>
+    <tr><th colspan="2">Silver</th><td>3</td><td>4</td></tr>
+    <tr><th colspan="2">Sold</th><td></td><td></td></tr>
+    <tr><th colspan="2">Gold</th><td>5</td><td>6</td></tr>
+    <tr><th rowspan="2">DOHA</th><th>M</th><td>7</td><td>8</td></tr>
+    <tr><th>F</th><td>9</td><td>10</td></tr>
+    </table>"""
+    t = parse_html_table(html)
+    paths = {v.text: v.row_path for v in t.value_cells}
+    assert paths["1"] == ("Purchases", "Gold")
+    assert paths["4"] == ("Purchases", "Silver")
+    assert paths["5"] == ("Sold", "Gold")
+    assert paths["7"] == ("Sold", "DOHA", "M")  # a group label holds until the next one
+    assert paths["10"] == ("Sold", "DOHA", "F")
+    assert {v.column_path for v in t.value_cells} == {("Rural",), ("Urban",)}
+
+
+def test_reference_synthetic_html():
+    t = parse_html_table((SYN / "Number_of_accidents_set150_5_HCT.html").read_text())
+    assert t.header_rows == [0, 1, 2]
+    assert len(t.value_cells) == 32
+    v = next(v for v in t.value_cells if v.text == "36.00")
+    assert v.row_path == ("Drowning", "Serious") and v.column_path == ("2020", "Q2", "Female")
+
+    t = parse_html_table((SYN / "Number_of_accidents_set321_2_HCT.html").read_text())
+    assert t.header_rows == [0, 1]
+    v = next(v for v in t.value_cells if v.text == "44.00")
+    assert v.row_path == ("Traffic", "Serious") and v.column_path == ("Female", "2021")
+    fire = [v for v in t.value_cells if v.row_path == ("Fire",)]
+    assert len(fire) == 9 and all(v.is_aggregate for v in fire)  # outline rows carry local aggregates
+    avg = next(v for v in t.value_cells if v.text == "43.67" and v.row == 3)
+    assert avg.column_path == ("Male", "Average") and avg.is_aggregate
+    assert t.texts()[11][:2] == ["Average", ""]
+
+
+def test_no_table():
+    with pytest.raises(ValueError):
+        parse_html_table("<p>no table</p>")
+
+
+def test_render_html_and_markdown():
+    grid = [["Name", "A|B", "C"], ["x <y>", "1", ""], ["z", "2", "3"]]
+    html = render_html(grid, header_rows=1, header_columns=1, caption="T & U")
+    assert "<caption>T &amp; U</caption>" in html
+    assert "<thead>\n<tr><th>Name</th><th>A|B</th><th>C</th></tr>\n</thead>" in html
+    assert "<tr><th>x &lt;y&gt;</th><td>1</td><td></td></tr>" in html
+    md = render_markdown(grid)
+    assert md.splitlines() == ["| Name | A\\|B | C |", "|---|---|---|", "| x <y> | 1 |  |", "| z | 2 | 3 |"]
+    parsed = parse_html_table(html)
+    assert parsed.caption == "T & U"
+    assert {(v.row_path, v.column_path, v.text) for v in parsed.value_cells} == {
+        (("x <y>",), ("A|B",), "1"), (("z",), ("A|B",), "2"), (("z",), ("C",), "3"),
+    }
+
+
+def test_parse_release_csv_drops_indexes():
+    text = ',0,1,2\n0,Name,"1,000",\n1,"a ""b""",2,3\n'
+    assert parse_release_csv(text) == [["Name", "1,000", ""], ['a "b"', "2", "3"]]
+
+
+def test_release_merge_markers():
+    grid = [
+        ["Dataset", "Model", "Faithful", "__", "Use"],
+        ["__", "__", "Y", "N", "__"],
+        ["NQ", "GPT", "90", "10", "83"],
+        ["__", "Ours", "80", "7", "80"],
+        ["Women", "__", "__", "__", "__"],
+        ["All", "Ours", "1", "2", "3"],
+    ]
+    layout = layout_release_grid(grid)
+    assert layout.header_rows == 2 and layout.header_columns == 2
+    assert layout.spans[(0, 0)] == (2, 1) and layout.spans[(0, 1)] == (2, 1)
+    assert layout.spans[(0, 2)] == (1, 2) and layout.spans[(0, 4)] == (2, 1)
+    assert layout.spans[(2, 0)] == (2, 1) and layout.spans[(4, 0)] == (1, 5)
+    t = parse_html_table(render_html(grid, layout=layout))
+    v = next(v for v in t.value_cells if v.text == "7")
+    assert v.row_path == ("NQ", "Ours") and v.column_path == ("Faithful", "N")
+    v = next(v for v in t.value_cells if v.text == "83")
+    assert v.column_path == ("Use",)
+    v = next(v for v in t.value_cells if v.text == "3" and v.row == 5)
+    assert v.row_path == ("Women", "All", "Ours")
+
+
+def test_real_sample_tables_parse():
+    data = json.loads((REF / "hctqa-real-sample" / "realWorld_HCT_qaps.sample.json").read_text())
+    for table in data:
+        html, md, grid, layout = render_release_table(table["table_info"]["table_formats"]["csv"])
+        t = parse_html_table(html)
+        assert t.n_rows == len(grid) and t.n_columns == len(grid[0]), table["table_id"]
+        assert len(t.header_rows) == layout.header_rows
+        assert t.value_cells, table["table_id"]
+        assert len(md.splitlines()) == len(grid) + 1

@@ -1,0 +1,81 @@
+"""Malformed seeds fail with the seed file, the line and the problem named; nothing is generated."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from generator_py.build import load_all
+from generator_py.errors import SeedError
+
+ATTRIBUTES = pd.DataFrame([
+    ["d", "Year", "independent", "1", "Year"],
+    ["d", "Gender", "independent", "1", "Gender"],
+    ["d", "Food", "hierarchical", "1", "Category"],
+    ["d", "Food", "hierarchical", "2", "Item"],
+], columns=["domain", "code", "kind", "level", "attribute_name"])
+
+VALUES = pd.DataFrame([
+    ["d", "Year", "1", "1", "2020", None], ["d", "Year", "1", "2", "2021", None],
+    ["d", "Gender", "1", "1", "Male", None], ["d", "Gender", "1", "2", "Female", None],
+    ["d", "Food", "1", "1", "Dairy", None], ["d", "Food", "1", "2", "Meat", None],
+    ["d", "Food", "2", "1", "Milk", "Dairy"], ["d", "Food", "2", "2", "Cream", "Dairy"],
+    ["d", "Food", "2", "1", "Beef", "Meat"],
+], columns=["domain", "code", "level", "position", "label", "parent_label"])
+
+RANGES = pd.DataFrame([["d", "count", "10", "999"]], columns=["domain", "shortcut", "min", "max"])
+
+TEMPLATES = pd.DataFrame([
+    ["d", "t", "Title", "count", "Food;Gender", "[0];[0]", "Year", "[0]", "Total", "sum"],
+], columns=["domain", "template_name", "value_name", "values", "row_codes", "row_samples", "col_codes",
+            "col_samples", "agg_name1", "agg_fun1"])
+
+OPTIONS = pd.DataFrame([
+    ["*", "replica", "2"], ["*", "shuffle", "none"], ["*", "col_row_levels", "1_2"],
+    ["*", "col_row_name_pos", "none_none"], ["*", "col_row_agg_pos", "right_bottom"], ["*", "row_format", "new"],
+], columns=["domain", "option", "value"])
+
+
+def load(**changes):
+    frames = dict(attributes=ATTRIBUTES, values=VALUES, ranges=RANGES, templates=TEMPLATES, options=OPTIONS)
+    frames.update(changes)
+    return load_all(**frames)
+
+
+def with_cell(df, row, col, value):
+    df = df.copy()
+    df.loc[row, col] = value
+    return df
+
+
+def test_valid_seeds_expand():
+    _, _, variants = load()
+    assert len(variants) == 1 and variants[0].replicas == 2
+
+
+@pytest.mark.parametrize("frame, row, col, value, seed, line, problem", [
+    ("templates", 0, "row_codes", "Food;Colour", "table_templates", 2, "unknown attribute code 'Colour'"),
+    ("templates", 0, "col_codes", "Year;Food", "table_templates", 2, "placed both in rows and in columns"),
+    ("templates", 0, "row_samples", "[0];[2]", "table_templates", 2, "is not [0] or a range"),
+    ("templates", 0, "row_samples", "[0];[a,3]", "table_templates", 2, "is not [0] or a range"),
+    ("templates", 0, "agg_fun1", "median", "table_templates", 2, "unknown agg function 'median'"),
+    ("templates", 0, "values", "[10,abc]", "table_templates", 2, "is not a number"),
+    ("templates", 0, "values", "lots", "table_templates", 2, "neither a range"),
+    ("ranges", 0, "max", "many", "domain_value_ranges", 2, "is not a number"),
+    ("values", 3, "label", "Male", "domain_values", 5, "duplicate value 'Male'"),
+    ("values", 8, "parent_label", "Fish", "domain_values", 10, "parent_label 'Fish'"),
+    ("attributes", 1, "kind", "nominal", "domain_attributes", 3, "kind 'nominal'"),
+    ("options", 4, "value", "middle_bottom", "table_template_options", 6, "col_row_agg_pos value 'middle_bottom'"),
+])
+def test_malformed_seed_names_file_line_and_problem(frame, row, col, value, seed, line, problem):
+    frames = {"templates": TEMPLATES, "ranges": RANGES, "values": VALUES, "attributes": ATTRIBUTES, "options": OPTIONS}
+    with pytest.raises(SeedError) as err:
+        load(**{frame: with_cell(frames[frame], row, col, value)})
+    message = str(err.value)
+    assert f"seeds/{seed}.csv line {line}" in message
+    assert problem in message
+
+
+def test_sample_count_must_match_code_count():
+    bad = with_cell(TEMPLATES, 0, "row_samples", "[0]")
+    with pytest.raises(SeedError, match="1 interval\\(s\\) for 2 code\\(s\\)"):
+        load(templates=bad)
