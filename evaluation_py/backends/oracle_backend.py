@@ -1,0 +1,31 @@
+"""Answers every request with its ground truth, written as a model is asked to answer.
+
+The gt string `{a | 1} || {b | 2.5}` becomes `a || 1 || b || 2.5`: braces removed and the ` | `
+between values of a row turned into ` || `, so scoring the oracle gives exactly 1.0. A gt without
+braces (a bare value) is returned as it is. Config: none.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .base import Backend, Prediction, PredictionRequest, register
+
+_ROW = re.compile(r"\{([^{}]*)\}")
+
+
+def gt_to_answer(answer_gt: str) -> str:
+    gt = (answer_gt or "").strip()
+    rows = _ROW.findall(gt)
+    if not rows:
+        return gt
+    values = [v.strip() for row in rows for v in row.split("|")]
+    return " || ".join(v for v in values if v != "")
+
+
+@register("oracle")
+class OracleBackend(Backend):
+    def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
+        for r in requests:
+            on_result(Prediction(cache_key=r.cache_key, question_id=r.question_id, model_name=r.model_name,
+                                 response=gt_to_answer(r.answer_gt), error_kind=None, attempts=1, latency_s=0.0))

@@ -1,0 +1,77 @@
+"""A small progress bar on stderr: done/total, rate, ETA; throttled; silent when total is 0 or disabled."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Optional, TextIO
+
+
+def _fmt_duration(s: float) -> str:
+    if s != s or s == float("inf"):
+        return "--:--"
+    s = int(round(s))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
+class Progress:
+    """`update(n)` as work finishes, `close()` at the end (or use as a context manager).
+
+    On a terminal the line is redrawn in place at most every `min_interval_s`; elsewhere (logs, CI)
+    a full line is written at most every `log_interval_s`, and a final line on close.
+    """
+
+    def __init__(self, total: int, desc: str = "", enabled: bool = True, stream: Optional[TextIO] = None,
+                 min_interval_s: float = 0.2, log_interval_s: float = 10.0, width: int = 24):
+        self.total = int(total)
+        self.desc = desc
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(enabled) and self.total > 0
+        self.width = width
+        self.done = 0
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._interval = min_interval_s if self._tty else log_interval_s
+        self._t0 = time.monotonic()
+        self._last = float("-inf")
+        self._closed = False
+
+    def line(self) -> str:
+        elapsed = max(time.monotonic() - self._t0, 1e-9)
+        rate = self.done / elapsed
+        left = self.total - self.done
+        eta = left / rate if rate > 0 else float("inf")
+        frac = min(1.0, self.done / self.total) if self.total else 1.0
+        filled = int(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        head = f"{self.desc} " if self.desc else ""
+        return (f"{head}[{bar}] {self.done}/{self.total} {rate:.1f}/s "
+                f"elapsed {_fmt_duration(elapsed)} ETA {_fmt_duration(eta if left > 0 else 0)}")
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self._last >= self._interval:
+            self._last = now
+            self._draw()
+
+    def _draw(self, final: bool = False) -> None:
+        text = self.line()
+        if self._tty:
+            self.stream.write("\r" + text + ("\n" if final else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and not self._closed:
+            self._draw(final=True)
+        self._closed = True
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

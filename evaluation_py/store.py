@@ -1,0 +1,172 @@
+"""Durable predictions cache: a SQLite file (WAL) keyed by `cache_key`.
+
+Two tables:
+
+- `predictions`: answered requests only (`response` not NULL, `error_kind` NULL), one row per key.
+- `errors`: the last failure of requests that are not answered yet (`error_kind`, `attempts` of the
+  last run, `failures` = runs that failed, `total_attempts`). A failed request is therefore never an
+  answer: `answered_keys()` leaves it out and the next run sends it again. When it is answered later
+  its error row is deleted.
+
+`put_many` writes one transaction (synchronous=FULL: committed means on disk). Several processes may
+read while one writes (WAL); writers wait up to `busy_timeout_s` for each other.
+"""
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Iterable, Optional
+
+import pandas as pd
+
+from .backends.base import Prediction
+
+PREDICTION_COLUMNS = [f.name for f in fields(Prediction)]
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS predictions (
+    cache_key TEXT PRIMARY KEY,
+    question_id TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    response TEXT NOT NULL,
+    error_kind TEXT,
+    attempts INTEGER NOT NULL,
+    latency_s REAL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    logprobs_json TEXT,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS errors (
+    cache_key TEXT PRIMARY KEY,
+    question_id TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    error_kind TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    latency_s REAL,
+    failures INTEGER NOT NULL,
+    total_attempts INTEGER NOT NULL,
+    updated_at REAL NOT NULL
+);
+"""
+_IN_CHUNK = 500  # keys per `IN (...)` query, under SQLite's variable limit
+
+
+class PredictionStore:
+    def __init__(self, path: str | Path, busy_timeout_s: float = 60.0):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._con = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None)
+        self._con.execute("PRAGMA journal_mode=WAL")
+        self._con.execute("PRAGMA synchronous=FULL")
+        self._con.executescript(_SCHEMA)
+
+    # ------------------------------------------------------------------ writing
+    def put_many(self, predictions: Iterable[Prediction]) -> tuple[int, int]:
+        """Store one chunk in one durable transaction; returns (answers stored, errors recorded).
+
+        An answer replaces an earlier answer under the same key (there is at most one row per key).
+        An error never replaces an answer.
+        """
+        now = time.time()
+        answers, errors = [], []
+        for p in predictions:
+            if p.response is not None:
+                answers.append((p.cache_key, p.question_id, p.model_name, p.response, p.attempts, p.latency_s,
+                                p.prompt_tokens, p.completion_tokens, p.logprobs_json, now))
+            else:
+                errors.append((p.cache_key, p.question_id, p.model_name, p.error_kind or "no_response",
+                               p.attempts, p.latency_s, p.attempts, now))
+        if not answers and not errors:
+            return 0, 0
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if answers:
+                con.executemany(
+                    "INSERT OR REPLACE INTO predictions (cache_key, question_id, model_name, response, error_kind,"
+                    " attempts, latency_s, prompt_tokens, completion_tokens, logprobs_json, created_at)"
+                    " VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)", answers)
+                con.executemany("DELETE FROM errors WHERE cache_key = ?", [(a[0],) for a in answers])
+            if errors:
+                con.executemany(
+                    "INSERT INTO errors (cache_key, question_id, model_name, error_kind, attempts, latency_s,"
+                    " failures, total_attempts, updated_at)"
+                    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8"
+                    " WHERE NOT EXISTS (SELECT 1 FROM predictions WHERE cache_key = ?1)"
+                    " ON CONFLICT (cache_key) DO UPDATE SET error_kind = excluded.error_kind,"
+                    " attempts = excluded.attempts, latency_s = excluded.latency_s,"
+                    " failures = errors.failures + 1, total_attempts = errors.total_attempts + excluded.attempts,"
+                    " updated_at = excluded.updated_at", errors)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return len(answers), len(errors)
+
+    # ------------------------------------------------------------------ reading
+    def answered_keys(self, keys: Optional[Iterable[str]] = None) -> set[str]:
+        """Keys that have an answer (all of them, or those among `keys`)."""
+        if keys is None:
+            return {k for (k,) in self._con.execute("SELECT cache_key FROM predictions")}
+        out: set[str] = set()
+        for chunk in _chunks(list(dict.fromkeys(keys)), _IN_CHUNK):
+            q = f"SELECT cache_key FROM predictions WHERE cache_key IN ({','.join('?' * len(chunk))})"
+            out.update(k for (k,) in self._con.execute(q, chunk))
+        return out
+
+    def get(self, keys: Iterable[str], include_errors: bool = False) -> pd.DataFrame:
+        """Predictions of `keys` (columns: the Prediction fields); errors too when asked."""
+        frames = []
+        for chunk in _chunks(list(dict.fromkeys(keys)), _IN_CHUNK):
+            where = f"WHERE cache_key IN ({','.join('?' * len(chunk))})"
+            frames.append(self._query(where, chunk, include_errors))
+        if not frames:
+            return self._query("WHERE 0", [], include_errors)
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    def all(self, include_errors: bool = False) -> pd.DataFrame:
+        return self._query("", [], include_errors)
+
+    def errors(self) -> pd.DataFrame:
+        """Unanswered requests with their last error: Prediction fields plus failures, total_attempts."""
+        return pd.read_sql_query(
+            "SELECT cache_key, question_id, model_name, NULL AS response, error_kind, attempts, latency_s,"
+            " NULL AS prompt_tokens, NULL AS completion_tokens, NULL AS logprobs_json, failures, total_attempts"
+            " FROM errors ORDER BY cache_key", self._con)
+
+    def counts(self) -> dict[str, int]:
+        (a,) = self._con.execute("SELECT count(*) FROM predictions").fetchone()
+        (e,) = self._con.execute("SELECT count(*) FROM errors").fetchone()
+        return {"answered": a, "errors": e}
+
+    def _query(self, where: str, args: list, include_errors: bool) -> pd.DataFrame:
+        cols = ", ".join(PREDICTION_COLUMNS)
+        sql = f"SELECT {cols} FROM predictions {where}"
+        if include_errors:
+            sql += (" UNION ALL SELECT cache_key, question_id, model_name, NULL, error_kind, attempts, latency_s,"
+                    f" NULL, NULL, NULL FROM errors {where}")
+            args = list(args) * 2
+        df = pd.read_sql_query(sql + " ORDER BY cache_key", self._con, params=args)
+        for c in ("prompt_tokens", "completion_tokens", "attempts"):
+            df[c] = df[c].astype("Int64")
+        for c in ("response", "error_kind", "logprobs_json"):
+            df[c] = df[c].astype(object).where(df[c].notna(), None)
+        return df
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> "PredictionStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _chunks(items: list, n: int) -> Iterable[list]:
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
+

@@ -1,0 +1,144 @@
+"""Backends without a model server: replay, oracle, vllm (its error without vLLM, its mapping with a stub)."""
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import types
+
+import pytest
+
+import evaluation_py.backends as backends
+from evaluation_py.backends import get_backend
+from evaluation_py.backends.oracle_backend import gt_to_answer
+from evaluation_py.testing.requests import make_requests
+
+
+def run(be, reqs):
+    got = []
+    be.run(reqs, got.append)
+    return got
+
+
+def test_registry_has_all_backends():
+    assert {"openai", "vllm", "replay", "oracle"} <= set(backends.backend_names())
+
+
+# ------------------------------------------------------------------ replay
+def test_replay_answers_by_question_id(tmp_path):
+    path = tmp_path / "resp.jsonl.gz"
+    lines = [{"qap_id": "q0", "response": "a || 1", "model": "x"}, {"id": "q1", "response": None},
+             {"qap_id": 2, "response": 34}]
+    with gzip.open(path, "wt") as f:
+        f.write("\n".join(json.dumps(x) for x in lines) + "\n\n")
+    reqs = make_requests(4, backend="replay")
+    got = {p.question_id: p for p in run(get_backend("replay", {"path": str(path)}), reqs)}
+    assert (got["q0"].response, got["q0"].error_kind) == ("a || 1", None)
+    assert (got["q1"].response, got["q1"].error_kind) == (None, "null_response")
+    assert (got["q2"].response, got["q2"].error_kind) == (None, "missing")
+    assert (got["q3"].response, got["q3"].error_kind) == (None, "missing")
+    assert get_backend("replay", {"path": str(path)}).responses["2"] == "34"
+
+
+def test_replay_errors_name_file_and_line(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        get_backend("replay", {"path": str(tmp_path / "nope.jsonl")})
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"qap_id": "a", "response": "x"}\n{"qap_id": "b", "resp\n')
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: malformed JSON"):
+        get_backend("replay", {"path": str(bad)})
+    bad.write_text('{"qap_id": "a", "response": "x"}\n\n{"response": "y"}\n')
+    with pytest.raises(ValueError, match=r"bad\.jsonl:3: no 'qap_id'"):
+        get_backend("replay", {"path": str(bad)})
+    bad.write_text('{"qap_id": "a"}\n')
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1: no 'response'"):
+        get_backend("replay", {"path": str(bad)})
+    bad.write_text('{"qap_id": "a", "response": "x"}\n{"qap_id": "a", "response": "y"}\n')
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: id 'a' has another response on line 1"):
+        get_backend("replay", {"path": str(bad)})
+    bad.write_text('[1, 2]\n')
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1: expected a JSON object"):
+        get_backend("replay", {"path": str(bad)})
+    with pytest.raises(ValueError, match="path"):
+        get_backend("replay", {})
+
+
+# ------------------------------------------------------------------ oracle
+GTS = ["{a | 1} || {b | 2.5}", "{Female | 40 | 40} || {Male | 86 | 86}", "{Yes}", "{34}", "12.5",
+       "{Doha | 1250}", "{x | 3} || {y}"]
+
+
+def test_oracle_answer_format():
+    assert gt_to_answer("{a | 1} || {b | 2.5}") == "a || 1 || b || 2.5"
+    assert gt_to_answer("{Female | 40 | 40} || {Male | 86 | 86}") == "Female || 40 || 40 || Male || 86 || 86"
+    assert gt_to_answer("{Yes}") == "Yes" and gt_to_answer("12.5") == "12.5" and gt_to_answer("") == ""
+
+
+def test_oracle_backend_scores_one():
+    from dataclasses import replace
+
+    scoring = pytest.importorskip("evaluation_py.scoring")
+    reqs = [replace(r, answer_gt=gt) for r, gt in zip(make_requests(len(GTS), backend="oracle"), GTS)]
+    got = {p.cache_key: p for p in run(get_backend("oracle", {}), reqs)}
+    for r in reqs:
+        p = got[r.cache_key]
+        assert p.error_kind is None
+        s = scoring.score_one(p.response, r.answer_gt)
+        assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), r.answer_gt
+
+
+# ------------------------------------------------------------------ vllm
+def test_vllm_missing_gives_install_hint(monkeypatch):
+    monkeypatch.setitem(sys.modules, "vllm", None)  # import vllm -> ImportError
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[vllm\]'"):
+        get_backend("vllm", {"model": "/models/x"})
+
+
+class _Logprob:
+    def __init__(self, logprob, token):
+        self.logprob, self.decoded_token, self.rank = logprob, token, 1
+
+
+def _stub_vllm(calls):
+    mod = types.ModuleType("vllm")
+
+    class SamplingParams:
+        def __init__(self, **kw):
+            self.kw = kw
+
+    class LLM:
+        def __init__(self, **kw):
+            calls.append(("LLM", kw))
+
+        def chat(self, conversations, sampling_params, use_tqdm=True):
+            calls.append(("chat", conversations, sampling_params))
+            outs = []
+            for conv in conversations:
+                text = "V " + conv[-1]["content"]
+                comp = types.SimpleNamespace(text=text, token_ids=[7, 8],
+                                             logprobs=[{7: _Logprob(-0.1, "V"), 9: _Logprob(-2.5, "W")}])
+                outs.append(types.SimpleNamespace(prompt_token_ids=[1, 2, 3], outputs=[comp]))
+            return outs
+
+    mod.LLM, mod.SamplingParams = LLM, SamplingParams
+    return mod
+
+
+def test_vllm_one_chat_call_and_mapping(monkeypatch):
+    calls = []
+    monkeypatch.setitem(sys.modules, "vllm", _stub_vllm(calls))
+    be = get_backend("vllm", {"model": "/models/x", "tensor_parallel_size": 2, "max_model_len": 8192,
+                              "params": {"logprobs": True, "top_logprobs": 2}})
+    reqs = make_requests(9, n_tables=3, backend="vllm")
+    got = run(be, reqs)
+    assert calls[0] == ("LLM", {"model": "/models/x", "tensor_parallel_size": 2, "gpu_memory_utilization": 0.9,
+                                "enable_prefix_caching": True, "max_model_len": 8192})
+    chats = [c for c in calls if c[0] == "chat"]
+    assert len(chats) == 1 and len(chats[0][1]) == 9  # one call with every prompt
+    assert [c[-1]["content"] for c in chats[0][1]][:3] == ["q0", "q3", "q6"]  # grouped by table
+    assert chats[0][2].kw == {"temperature": 0.0, "max_tokens": 256, "logprobs": 2}
+    assert len(got) == 9
+    for p in got:
+        assert p.response == "V " + p.question_id and p.prompt_tokens == 3 and p.completion_tokens == 2
+        lp = json.loads(p.logprobs_json)
+        assert lp["token"] == "V" and [t["token"] for t in lp["top_logprobs"]] == ["V", "W"]

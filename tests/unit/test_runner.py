@@ -1,0 +1,192 @@
+"""run_predictions: resumable, chunked, deduplicating; and the progress bar."""
+from __future__ import annotations
+
+import io
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluation_py.backends import Backend, Prediction, get_backend
+from evaluation_py.progress import Progress
+from evaluation_py.runner import run_predictions
+from evaluation_py.store import PredictionStore
+from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
+from evaluation_py.testing.requests import make_requests
+
+pytestmark = pytest.mark.timeout(60)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Scripted(Backend):
+    """Answers from a function of the request; records what it was asked."""
+
+    name = "scripted"
+
+    def __init__(self, answer=lambda r: "ok", fail_after=None):
+        super().__init__({})
+        self.answer = answer
+        self.fail_after = fail_after
+        self.calls: list[list[str]] = []
+
+    def run(self, requests, on_result):
+        self.calls.append([r.cache_key for r in requests])
+        for i, r in enumerate(requests):
+            if self.fail_after is not None and i == self.fail_after:
+                raise RuntimeError("backend broke")
+            text = self.answer(r)
+            if text is Ellipsis:
+                continue  # never answered
+            on_result(Prediction(r.cache_key, r.question_id, r.model_name, text,
+                                 None if text is not None else "http_500", attempts=1))
+
+
+def test_empty_requests_never_call_the_backend(tmp_path):
+    be = Scripted()
+    with PredictionStore(tmp_path / "p.sqlite") as store:
+        stats = run_predictions([], be, store)
+    assert be.calls == []
+    assert stats["requested"] == stats["sent"] == stats["answered"] == stats["errors"] == 0
+
+
+def test_dedup_cache_and_rerun_sends_nothing(tmp_path):
+    reqs = make_requests(30)
+    be = Scripted(answer=lambda r: "A " + r.question_id)
+    with PredictionStore(tmp_path / "p.sqlite") as store:
+        s1 = run_predictions(reqs + reqs[:10], be, store, chunk_size=7, progress=False)
+        assert s1 | {"elapsed_s": 0} == {"requested": 40, "unique": 30, "cached": 0, "sent": 30, "answered": 30,
+                                         "errors": 0, "errors_by_kind": {}, "elapsed_s": 0}
+        s2 = run_predictions(reqs, be, store, progress=False)
+        assert s2["sent"] == 0 and s2["cached"] == 30
+        assert len(be.calls) == 1 and len(be.calls[0]) == 30
+        assert len(store.all()) == 30
+
+
+def test_failed_requests_are_kept_apart_and_retried(tmp_path):
+    reqs = make_requests(10)
+    bad = {reqs[2].cache_key, reqs[5].cache_key}
+    be = Scripted(answer=lambda r: None if r.cache_key in bad else "fine")
+    with PredictionStore(tmp_path / "p.sqlite") as store:
+        s1 = run_predictions(reqs, be, store, progress=False)
+        assert (s1["answered"], s1["errors"], s1["errors_by_kind"]) == (8, 2, {"http_500": 2})
+        assert store.answered_keys() == {r.cache_key for r in reqs} - bad
+        errs = store.errors()
+        assert set(errs.cache_key) == bad and set(errs.error_kind) == {"http_500"}
+        bad.clear()
+        s2 = run_predictions(reqs, be, store, progress=False)
+        assert (s2["sent"], s2["answered"]) == (2, 2)
+        assert len(store.errors()) == 0 and len(store.all()) == 10
+
+
+def test_backend_failure_keeps_what_arrived(tmp_path):
+    reqs = make_requests(25)
+    be = Scripted(fail_after=17)
+    with PredictionStore(tmp_path / "p.sqlite") as store:
+        with pytest.raises(RuntimeError, match="backend broke"):
+            run_predictions(reqs, be, store, chunk_size=5, progress=False)
+        assert len(store.answered_keys()) == 17
+
+
+def test_unanswered_requests_recorded_as_no_result(tmp_path):
+    reqs = make_requests(6)
+    skip = reqs[4].cache_key
+    be = Scripted(answer=lambda r: ... if r.cache_key == skip else "x")
+    with PredictionStore(tmp_path / "p.sqlite") as store:
+        stats = run_predictions(reqs, be, store, progress=False)
+        assert stats["errors_by_kind"] == {"no_result": 1}
+        assert list(store.errors().cache_key) == [skip]
+
+
+def test_openai_rerun_with_everything_cached_sends_zero_requests(tmp_path):
+    reqs = make_requests(40)
+    with FakeOpenAIServer() as srv, PredictionStore(tmp_path / "p.sqlite") as store:
+        be = get_backend("openai", {"base_url": srv.base_url, "model": "fake-model"})
+        assert run_predictions(reqs, be, store, progress=False)["answered"] == 40
+        srv.reset_counters()
+        stats = run_predictions(reqs, be, store, progress=False)
+        assert stats["sent"] == 0 and srv.stats()["requests"] == 0
+
+
+CHILD = textwrap.dedent("""
+    import sys
+    from evaluation_py.backends import get_backend
+    from evaluation_py.runner import run_predictions
+    from evaluation_py.store import PredictionStore
+    from evaluation_py.testing.requests import make_requests
+    url, db, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    be = get_backend("openai", {"base_url": url, "model": "fake-model", "concurrency": 4})
+    run_predictions(make_requests(n), be, PredictionStore(db), chunk_size=10, progress=False,
+                    flush_interval_s=600)
+    print("FINISHED")
+""")
+
+
+def _answered_in(db: Path) -> set[str]:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return {k for (k,) in con.execute("SELECT cache_key FROM predictions")}
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return set()  # not created yet
+
+
+def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
+    n = 300
+    reqs = make_requests(n)
+    db = tmp_path / "p.sqlite"
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with FakeOpenAIServer(latency_s=0.02) as srv:
+        child = subprocess.Popen([sys.executable, str(script), srv.base_url, str(db), str(n)], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while len(_answered_in(db)) < 40 and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        out, err = child.communicate(timeout=10)
+        assert "FINISHED" not in out, err
+        stored_at_kill = _answered_in(db)
+        assert 40 <= len(stored_at_kill) < n and len(stored_at_kill) % 10 == 0  # whole chunks only
+        sent_before = dict(srv.attempts)
+        srv.reset_counters()
+
+        with PredictionStore(db) as store:
+            be = get_backend("openai", {"base_url": srv.base_url, "model": "fake-model", "concurrency": 4})
+            stats = run_predictions(reqs, be, store, chunk_size=10, progress=False)
+            df = store.all(include_errors=True)
+        resent = set(srv.attempts)
+    keys_by_q = {r.question_id: r.cache_key for r in reqs}
+    assert stats["cached"] == len(stored_at_kill) and stats["sent"] == n - len(stored_at_kill)
+    assert not {keys_by_q[q] for q in resent} & stored_at_kill  # nothing stored was sent again
+    assert all(v == 1 for v in srv.attempts.values())
+    assert len(df) == n and df.cache_key.is_unique and set(df.cache_key) == set(keys_by_q.values())
+    assert (df.response == "ECHO: " + df.question_id).all()
+    # Requests in flight when killed (at most a chunk plus the concurrency) are the only ones sent twice.
+    twice = set(sent_before) & resent
+    assert len(twice) <= 10 + 4
+
+
+def test_progress_bar_output():
+    s = io.StringIO()
+    Progress(0, stream=s).update(0)
+    p = Progress(5, stream=s, enabled=False)
+    p.update(5)
+    p.close()
+    assert s.getvalue() == ""
+    p = Progress(1000, desc="openai", stream=s, log_interval_s=3600)
+    for _ in range(1000):
+        p.update()
+    p.close()
+    lines = s.getvalue().splitlines()
+    assert len(lines) == 2  # first update, then throttled until the final line
+    assert lines[-1].startswith("openai [########################] 1000/1000") and "/s" in lines[-1]
+    assert "ETA 00:00" in lines[-1]
