@@ -202,3 +202,20 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
     for column in ("answer_n_rows", "answer_n_values"):
         questions_df[column] = questions_df[column].astype("int64")
     return tables, questions_df
+
+
+def _empty(columns: tuple[str, ...], bool_columns: tuple[str, ...], int_columns: tuple[str, ...]) -> pd.DataFrame:
+    dtypes = {c: ("bool" if c in bool_columns else "Int64" if c in int_columns else "object") for c in columns}
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
+
+
+def load_release_or_empty(path_setting) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`load_release` for a configured path (a dbt var rendered as text); empty frames when it is unset."""
+    text = None if path_setting is None else str(path_setting).strip()
+    if text and text not in ("None", "null"):
+        return load_release(text)
+    int_table = ("variant_id", "replica", "n_rows", "n_columns", "n_cells", "column_header_depth", "row_header_depth")
+    int_question = ("template_id", "phrasing", "answer_n_rows", "answer_n_values") + tuple(NUMERIC_QUESTION_PROPERTY_COLUMNS)
+    bool_question = tuple(c for c in QUESTION_PROPERTY_COLUMNS if c not in NUMERIC_QUESTION_PROPERTY_COLUMNS)
+    return (_empty(TABLE_COLUMNS, TABLE_PROPERTY_COLUMNS, int_table),
+            _empty(QUESTION_COLUMNS, bool_question, int_question))

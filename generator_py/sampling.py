@@ -155,8 +155,9 @@ def colliding_values(cents: np.ndarray, rows: np.ndarray, cols: np.ndarray, agg_
     sums = rows @ cents @ cols.T
     counts = rows @ np.ones_like(cents) @ cols.T
     aggs = sums if agg_fun == "sum" else sums / np.maximum(counts, 1)
-    # hundredths, rounded half up as the table prints them; a single cell is a data value itself
-    aggs = np.floor(np.round(aggs[counts >= 2], 4) + 0.5).astype(np.int64)
+    # hundredths, rounded half away from zero as the table prints them; a single cell is a data value itself
+    aggs = np.round(aggs[counts >= 2], 4)
+    aggs = (np.sign(aggs) * np.floor(np.abs(aggs) + 0.5)).astype(np.int64)
     return set(np.intersect1d(aggs, cents.astype(np.int64)).tolist())
 
 

@@ -1,0 +1,178 @@
+"""Score breakdowns behind the paper's tables and figures (tidy DataFrames).
+
+Every function returns one row per group with ``model_name``, ``mode``, the group
+keys, the mean ``precision``, ``recall``, ``f1``, ``cc`` and the row count ``n``.
+Averages exclude left-out rows in paper mode; by default each model contributes its
+primary table format only (see :func:`selection.select_scores`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sps
+
+from .coerce import to_flag, to_number
+from .schema import AGGREGATION_TYPES, METRICS, QUESTION_BREAKDOWN_PROPERTIES, aggregation_type_column
+from .selection import PRIMARY, mean_metrics, select_scores
+
+BASE_KEYS = ["model_name", "mode"]
+
+
+def _question_values(sel: pd.DataFrame, questions: pd.DataFrame | None, col: str) -> pd.Series | None:
+    """Column ``col`` for the rows of ``sel``: from ``sel`` itself, else from ``questions``
+    (joined on question_id; rows without a question get null)."""
+    if col in sel.columns:
+        return sel[col]
+    if questions is None or col not in questions.columns:
+        return None
+    q = questions.drop_duplicates("question_id").set_index("question_id")[col]
+    pos = q.index.get_indexer(sel["question_id"])
+    return pd.Series(q.iloc[np.clip(pos, 0, None)].to_numpy() if len(q) else np.full(len(sel), np.nan),
+                     index=sel.index).where(pos >= 0)
+
+
+class _QuestionLookup:
+    """Question columns for the rows of a score selection: the question index is looked
+    up once, each flag is computed once per question and then mapped to the rows."""
+
+    def __init__(self, sel: pd.DataFrame, questions: pd.DataFrame | None):
+        self.sel = sel
+        self.q = questions.drop_duplicates("question_id") if questions is not None else None
+        self._pos = None
+
+    @property
+    def pos(self) -> np.ndarray:
+        if self._pos is None:
+            self._pos = pd.Index(self.q["question_id"]).get_indexer(self.sel["question_id"])
+        return self._pos
+
+    def flags(self, col: str) -> np.ndarray | None:
+        if col in self.sel.columns:
+            return to_flag(self.sel[col])
+        if self.q is None or col not in self.q.columns:
+            return None
+        f = to_flag(self.q[col])
+        if not len(f):
+            return np.zeros(len(self.sel), dtype=bool)
+        return np.where(self.pos >= 0, f[np.clip(self.pos, 0, None)], False)
+
+
+def overall_scores(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Mean metrics per model and mode (the 'Average' columns of Table IV)."""
+    return mean_metrics(select_scores(scores, mode, table_format), BASE_KEYS)
+
+
+def scores_by_template(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
+                       mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Figure 39: per model x synthetic question template (``template_id`` 1..15)."""
+    df = select_scores(scores, mode, table_format)
+    tid = _question_values(df, questions, "template_id")
+    if tid is None:
+        return pd.DataFrame(columns=[*BASE_KEYS, "template_id", *METRICS, "n"])
+    tid = pd.Series(to_number(tid), index=df.index)
+    keep = tid.notna().to_numpy()
+    df = df.loc[keep].assign(template_id=tid[keep].astype("int64"))
+    out = mean_metrics(df, [*BASE_KEYS, "template_id"])
+    out["template_id"] = out["template_id"].astype("int64")
+    return out
+
+
+def scores_by_question_property(scores: pd.DataFrame, questions: pd.DataFrame,
+                                properties: Sequence[str] | None = None,
+                                mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Figure 9(a): per model x question property, over the questions where it holds.
+
+    Numeric properties (e.g. ``rank_report_top``) count as holding when set and > 0.
+    A question counts under every property it has."""
+    props = list(properties) if properties is not None else list(QUESTION_BREAKDOWN_PROPERTIES)
+    sel = select_scores(scores, mode, table_format)
+    look = _QuestionLookup(sel, questions)
+    parts = []
+    for p in props:
+        flags = look.flags(p)
+        if flags is None:
+            continue
+        sub = sel[flags]
+        if sub.empty:
+            continue
+        parts.append(mean_metrics(sub, BASE_KEYS).assign(property=p))
+    cols = [*BASE_KEYS, "property", *METRICS, "n"]
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    return pd.concat(parts, ignore_index=True)[cols]
+
+
+def scores_by_aggregation_type(scores: pd.DataFrame, questions: pd.DataFrame,
+                               mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Figure 9(b): per model x aggregation type (min, max, sum, avg, count)."""
+    cols = {a: aggregation_type_column(a) for a in AGGREGATION_TYPES}
+    sel = select_scores(scores, mode, table_format)
+    look = _QuestionLookup(sel, questions)
+    parts = []
+    for agg, c in cols.items():
+        flags = look.flags(c)
+        if flags is None:
+            continue
+        sub = sel[flags]
+        if not sub.empty:
+            parts.append(mean_metrics(sub, BASE_KEYS).assign(aggregation_type=agg))
+    out_cols = [*BASE_KEYS, "aggregation_type", *METRICS, "n"]
+    if not parts:
+        return pd.DataFrame(columns=out_cols)
+    return pd.concat(parts, ignore_index=True)[out_cols]
+
+
+def scores_by_table_format(scores: pd.DataFrame, mode=None) -> pd.DataFrame:
+    """Table V: per model x table format (all formats), with the F1 difference to the
+    model's HTML result (``f1_minus_html``, NaN without HTML rows)."""
+    sel = select_scores(scores, mode, table_format=None)
+    out = mean_metrics(sel, [*BASE_KEYS, "table_format"])
+    html = out[out["table_format"] == "html"].set_index(BASE_KEYS)["f1"]
+    key = pd.MultiIndex.from_frame(out[BASE_KEYS])
+    out["f1_minus_html"] = out["f1"].to_numpy() - html.reindex(key).to_numpy()
+    return out
+
+
+def answer_verbosity(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Figure 38: per model, mean number of values given vs expected, with recall.
+
+    ``verbosity_ratio`` = mean given / mean expected."""
+    sel = select_scores(scores, mode, table_format)
+    cols = [*BASE_KEYS, "mean_values_given", "mean_values_expected", "verbosity_ratio", *METRICS, "n"]
+    if sel.empty:
+        return pd.DataFrame(columns=cols)
+    g = sel.groupby(BASE_KEYS, observed=True, sort=True)
+    out = g[[*METRICS]].mean()
+    out["mean_values_given"] = g["n_values_given"].mean()
+    out["mean_values_expected"] = g["n_values_expected"].mean()
+    out["n"] = g.size().astype("int64")
+    out = out.reset_index()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["verbosity_ratio"] = out["mean_values_given"] / out["mean_values_expected"]
+    return out[cols]
+
+
+def verbosity_recall_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
+    """Across models, per mode: Pearson and Spearman correlation of mean values given
+    with recall (RQ8). NaN (with ``n_models`` < 3) when not computable."""
+    rows = []
+    for mode, sub in verbosity.groupby("mode", sort=True):
+        x, y = sub["mean_values_given"].to_numpy(float), sub["recall"].to_numpy(float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        x, y = x[ok], y[ok]
+        if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
+            pr, pp = _sps.pearsonr(x, y)
+            sr, sp = _sps.spearmanr(x, y)
+        else:
+            pr = pp = sr = sp = np.nan
+        rows.append({"mode": mode, "n_models": int(len(x)), "pearson_r": float(pr), "pearson_p": float(pp),
+                     "spearman_rho": float(sr), "spearman_p": float(sp)})
+    return pd.DataFrame(rows, columns=["mode", "n_models", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"])
+
+
+def scores_by_source_dataset(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Table IV layout: per model x source x dataset."""
+    return mean_metrics(select_scores(scores, mode, table_format), [*BASE_KEYS, "source", "dataset"])

@@ -1,0 +1,84 @@
+"""Figure 3: what the benchmark is made of (tables and questions per domain, template,
+property and property combination)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .coerce import to_flag, to_number
+from .schema import QUESTION_BREAKDOWN_PROPERTIES, TABLE_LEAF_PROPERTIES, TABLE_PROPERTY_COLUMNS
+
+COMPOSITION_COLUMNS = ["facet", "key", "n_tables", "n_questions"]
+OTHER = "(other combinations)"
+NONE = "(no property)"
+
+
+def _questions_per_table(tables: pd.DataFrame, questions: pd.DataFrame) -> pd.Series:
+    counts = questions.groupby("table_id").size() if len(questions) else pd.Series(dtype="int64")
+    return counts.reindex(tables["table_id"]).fillna(0).astype("int64").set_axis(tables.index)
+
+
+def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_combinations: int = 15,
+                          include_question_properties: bool = False) -> pd.DataFrame:
+    """Counts per facet: 'domain' (dataset, sorted by n_tables), 'template' (template_id),
+    'property' (each of the 23 table properties, tables where it holds),
+    'property_combination' (the set of true leaf properties joined with ' + ', the
+    ``top_combinations`` most frequent plus one '(other combinations)' row, so that the
+    facet sums to all tables). With ``include_question_properties`` a facet
+    'question_property' counts the questions having each question property.
+
+    Columns: facet, key, n_tables, n_questions."""
+    tables = tables.drop_duplicates("table_id")
+    qpt = _questions_per_table(tables, questions)
+    rows: list[dict] = []
+
+    if "dataset" in tables.columns:
+        dom = pd.DataFrame({"key": tables["dataset"].astype(str), "nq": qpt})
+        g = dom.groupby("key").agg(n_tables=("nq", "size"), n_questions=("nq", "sum")).reset_index()
+        g = g.sort_values(["n_tables", "key"], ascending=[False, True])
+        rows += [{"facet": "domain", "key": r.key, "n_tables": r.n_tables, "n_questions": r.n_questions}
+                 for r in g.itertuples()]
+
+    if "template_id" in questions.columns:
+        tid = to_number(questions["template_id"])
+        q = questions[np.isfinite(tid)]
+        g = q.groupby(tid[np.isfinite(tid)].astype("int64")).agg(
+            n_tables=("table_id", "nunique"), n_questions=("question_id", "size"))
+        rows += [{"facet": "template", "key": str(int(k)), "n_tables": int(r.n_tables),
+                  "n_questions": int(r.n_questions)} for k, r in g.sort_index().iterrows()]
+
+    flags = {p: to_flag(tables[p]) for p in TABLE_PROPERTY_COLUMNS if p in tables.columns}
+    nq = qpt.to_numpy()
+    for p, v in flags.items():
+        rows.append({"facet": "property", "key": p, "n_tables": int(v.sum()), "n_questions": int(nq[v].sum())})
+
+    leaves = [p for p in TABLE_LEAF_PROPERTIES if p in flags and p != "standard_relational_table"]
+    if leaves and len(tables):
+        mat = np.column_stack([flags[p] for p in leaves])
+        names = np.array(leaves, dtype=object)
+        combo = [" + ".join(names[r]) if r.any() else NONE for r in mat]
+        if "standard_relational_table" in flags:
+            combo = [("standard_relational_table" if c == NONE and s else c)
+                     for c, s in zip(combo, flags["standard_relational_table"])]
+        cdf = pd.DataFrame({"key": combo, "nq": nq})
+        g = cdf.groupby("key").agg(n_tables=("nq", "size"), n_questions=("nq", "sum")).reset_index()
+        g = g.sort_values(["n_tables", "key"], ascending=[False, True])
+        top, rest = g.iloc[:top_combinations], g.iloc[top_combinations:]
+        rows += [{"facet": "property_combination", "key": r.key, "n_tables": int(r.n_tables),
+                  "n_questions": int(r.n_questions)} for r in top.itertuples()]
+        if len(rest):
+            rows.append({"facet": "property_combination", "key": f"{OTHER} x{len(rest)}",
+                         "n_tables": int(rest["n_tables"].sum()), "n_questions": int(rest["n_questions"].sum())})
+
+    if include_question_properties:
+        for p in QUESTION_BREAKDOWN_PROPERTIES:
+            if p in questions.columns:
+                v = to_flag(questions[p])
+                rows.append({"facet": "question_property", "key": p,
+                             "n_tables": int(questions.loc[v, "table_id"].nunique()), "n_questions": int(v.sum())})
+
+    out = pd.DataFrame(rows, columns=COMPOSITION_COLUMNS)
+    out["n_tables"] = out["n_tables"].astype("int64")
+    out["n_questions"] = out["n_questions"].astype("int64")
+    return out

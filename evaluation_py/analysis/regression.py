@@ -1,0 +1,340 @@
+"""RQ5 / RQ6: effect of table or question properties on per-question F1 and CC.
+
+One fit per model (and one pooled over models with fixed effects per model
+condition), OLS on F1 and a linear probability model (OLS) on CC with the same
+design, so CC coefficients read as changes in the probability of a completely
+correct answer. Standard errors are clustered by ``table_id``; p-values are
+Benjamini-Hochberg adjusted across the properties of one fit. See
+:mod:`evaluation_py.analysis.design` for which properties enter the design.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .coerce import to_number
+from .design import build_design, question_property_values, table_property_values
+from .schema import POOLED, QUESTION_REGRESSION_PROPERTIES, TABLE_PROPERTY_COLUMNS
+from .selection import PRIMARY, select_scores
+from .stats import bh_adjust, ols_clustered
+
+log = logging.getLogger(__name__)
+
+REGRESSION_COLUMNS: list[str] = [
+    "model_name",
+    "metric",
+    "model_type",
+    "property",
+    "coef",
+    "std_err",
+    "std_err_clustered",
+    "p_value",
+    "p_value_adjusted",
+    "ci_low",
+    "ci_high",
+    "n_questions",
+    "n_tables",
+    "significant",
+    "dropped_reason",
+    "note",
+]
+
+MODEL_TYPES = {"f1": "ols", "cc": "linear_probability_ols", "logit": "logit"}
+DEFAULT_METRIC_MODES: dict[str, str] = {"f1": "strict", "cc": "strict"}
+
+
+def _empty_rows(model: str, metric: str, model_type: str, props: list[str], note: str,
+                n_q: int = 0, n_t: int = 0, dropped: Mapping[str, str] | None = None) -> list[dict]:
+    dropped = dropped or {}
+    return [
+        {
+            "model_name": model, "metric": metric, "model_type": model_type, "property": p,
+            "coef": np.nan, "std_err": np.nan, "std_err_clustered": np.nan, "p_value": np.nan,
+            "p_value_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+            "n_questions": n_q, "n_tables": n_t, "significant": False,
+            "dropped_reason": dropped.get(p), "note": None if p in dropped else note,
+        }
+        for p in props
+    ]
+
+
+def _warn_failure(model: str, metric: str, props: list[str], note: str) -> None:
+    log.warning("property regression: model %r, metric %s, properties %s: %s",
+                model, metric, ", ".join(props), note)
+
+
+def _fit_logit(X, y, groups, alpha):
+    """statsmodels Logit with table-clustered SEs; raises when it does not converge."""
+    from statsmodels.discrete.discrete_model import Logit
+    from statsmodels.tools.sm_exceptions import (
+        ConvergenceWarning,
+        HessianInversionWarning,
+        PerfectSeparationWarning,
+    )
+
+    if np.all(y == y[0]):
+        raise RuntimeError("outcome constant: logit not identified")
+    with warnings.catch_warnings():
+        for w in (ConvergenceWarning, HessianInversionWarning, PerfectSeparationWarning):
+            warnings.simplefilter("error", w)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = Logit(y, X).fit(disp=0, maxiter=100, method="newton",
+                              cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    if not res.mle_retvals.get("converged", False):
+        raise RuntimeError("logit did not converge")
+    ci = np.asarray(res.conf_int(alpha=alpha))
+    se = np.sqrt(np.clip(np.diag(res.normalized_cov_params), 0.0, None))
+    return (np.asarray(res.params), se, np.asarray(res.bse), np.asarray(res.pvalues), ci[:, 0], ci[:, 1])
+
+
+def _rows_for_fit(model, metric, model_type, design, est, n_q, n_t, alpha, notes, few_tables):
+    coef, se, se_c, p, lo, hi = est
+    idx = {c: i for i, c in enumerate(design.columns)}
+    rows = []
+    for prop in design.candidates:
+        row = {
+            "model_name": model, "metric": metric, "model_type": model_type, "property": prop,
+            "coef": np.nan, "std_err": np.nan, "std_err_clustered": np.nan, "p_value": np.nan,
+            "p_value_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+            "n_questions": n_q, "n_tables": n_t, "significant": False,
+            "dropped_reason": design.dropped.get(prop), "note": None,
+        }
+        if prop in design.dropped:
+            rows.append(row)
+            continue
+        i = idx[prop]
+        row.update(coef=float(coef[i]), std_err=float(se[i]), std_err_clustered=float(se_c[i]),
+                   p_value=float(p[i]), ci_low=float(lo[i]), ci_high=float(hi[i]))
+        note = []
+        if prop in few_tables:
+            note.append(f"unreliable: true on only {few_tables[prop]} table(s), clustered SE degenerate")
+        if model_type == "logit":
+            note.append("coefficient in log-odds")
+        if prop in notes:
+            note.append(notes[prop])
+        row["note"] = "; ".join(note) or None
+        rows.append(row)
+    kept = [r for r in rows if r["dropped_reason"] is None and not (r["note"] or "").startswith("unreliable")]
+    adj = bh_adjust([r["p_value"] for r in kept])
+    for r, a in zip(kept, adj):
+        r["p_value_adjusted"] = float(a)
+        r["significant"] = bool(np.isfinite(a) and a < alpha)
+    return rows
+
+
+def _codes(df: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of the combinations of ``cols`` present in ``df`` (sorted) and their
+    labels ('a|b'); all zeros and one empty label when none of the columns exists."""
+    cols = [c for c in cols if c in df.columns]
+    if not len(df):
+        return np.zeros(0, dtype=np.int64), []
+    if not cols:
+        return np.zeros(len(df), dtype=np.int64), [""]
+    codes = df.groupby(cols, sort=True, observed=True, dropna=False).ngroup().to_numpy()
+    _, first = np.unique(codes, return_index=True)
+    keys = df[cols].iloc[first]
+    labels = ["|".join(str(v) for v in row) for row in keys.itertuples(index=False)]
+    return codes.astype(np.int64), labels
+
+
+def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
+    """All rows for one model (or the pooled fit) and the metrics of one mode."""
+    props = ctx["candidates"]
+    values = ctx["values"][sel_idx]
+    tcodes = ctx["table_codes"][sel_idx]
+    n_q = int(np.count_nonzero(np.bincount(ctx["question_codes"][sel_idx]))) if len(sel_idx) else 0
+    n_t = int(np.count_nonzero(np.bincount(tcodes))) if len(sel_idx) else 0
+    fe_codes = fe_labels = None
+    if fe is not None:
+        all_codes, all_labels = fe
+        codes, uniq = pd.factorize(all_codes[sel_idx], sort=True)
+        if len(uniq) > 1:
+            fe_codes, fe_labels = codes, [all_labels[u] for u in uniq]
+    rows: list[dict] = []
+    try:
+        design = build_design(values, ctx["names"], fe_codes, fe_labels,
+                              table_structure=ctx["kind"] == "table", missing=ctx["missing"],
+                              candidates=props, unit="tables" if ctx["kind"] == "table" else "questions",
+                              n_units=n_t if ctx["kind"] == "table" else n_q)
+    except Exception as exc:  # noqa: BLE001 - reported as rows, never raised
+        note = f"design failed: {type(exc).__name__}: {exc}"
+        for metric in metrics:
+            _warn_failure(model, metric, props, note)
+            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, n_q, n_t)
+        return rows
+    few: dict[str, int] = {}
+    if ctx["kind"] == "table":
+        ut, first = np.unique(tcodes, return_index=True)
+        col_of = {p: i for i, p in enumerate(ctx["names"])}
+        for p in design.properties:
+            k = int(values[first, col_of[p]].sum())
+            if k < 2 or len(ut) - k < 1:
+                few[p] = k
+    ys = {m: ctx["y"][m][sel_idx] for m in metrics}
+    try:
+        fits = ols_clustered(design.X, ys, tcodes, alpha=alpha, gram=design.gram)
+    except Exception as exc:  # noqa: BLE001
+        note = f"fit failed: {type(exc).__name__}: {exc}"
+        for metric in metrics:
+            _warn_failure(model, metric, design.properties, note)
+            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, n_q, n_t, design.dropped)
+        return rows
+    for metric in metrics:
+        f = fits[metric]
+        part = _rows_for_fit(model, metric, MODEL_TYPES[metric], design,
+                             (f.coef, f.std_err, f.std_err_clustered, f.p_value_clustered, f.ci_low, f.ci_high),
+                             n_q, n_t, alpha, ctx["notes"], few)
+        y = ys[metric]
+        if len(y) and np.all(y == y[0]):
+            for r in part:
+                if r["dropped_reason"] is None:
+                    r["note"] = f"outcome constant ({y[0]:g}) in this fit: no variation to explain"
+                    r["significant"] = False
+        rows += part
+        if include_logit and metric == "cc":
+            try:
+                est = _fit_logit(design.X, y, tcodes, alpha)
+                rows += _rows_for_fit(model, "cc", MODEL_TYPES["logit"], design, est, n_q, n_t,
+                                      alpha, ctx["notes"], few)
+            except Exception as exc:  # noqa: BLE001
+                note = f"logit not estimated: {type(exc).__name__}: {exc}"
+                _warn_failure(model, "cc (logit)", design.properties, note)
+                rows += _empty_rows(model, "cc", MODEL_TYPES["logit"], props, note, n_q, n_t, design.dropped)
+    return rows
+
+
+def property_regression(
+    scores: pd.DataFrame,
+    tables: pd.DataFrame,
+    questions: pd.DataFrame | None = None,
+    metric_modes: Mapping[str, str] | None = None,
+    properties: Sequence[str] | None = None,
+    kind: str = "table",
+    models: Sequence[str] | None = None,
+    table_format: str | Sequence[str] | None = PRIMARY,
+    pooled: bool = True,
+    include_logit: bool = False,
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Regress per-question F1 (OLS) and CC (linear probability model) on properties.
+
+    Parameters
+    ----------
+    scores, tables, questions: the inputs described in the module docs.
+    metric_modes: metric ('f1' | 'cc') -> scoring mode of the rows it uses
+        (default strict for both). In paper mode left-out rows are excluded.
+    properties: the candidate properties (default: the 23 table properties, or for
+        ``kind='question'`` the keys of ``QUESTION_REGRESSION_PROPERTIES``).
+    kind: 'table' (properties of the question's table) or 'question'.
+    models: model names expected; one without rows gets a row per property with a note.
+        Default: the model names present in ``scores``.
+    table_format: 'primary' (default: per model its primary format), a format / list,
+        or None (all formats; fixed effects per (backend, table_format) condition).
+    pooled: also fit all models together (model_name ``__pooled__``) with fixed effects
+        per model condition.
+    include_logit: also fit CC with a logit (model_type 'logit', log-odds), where it
+        converges; otherwise rows with a note.
+
+    Returns a DataFrame with ``REGRESSION_COLUMNS``; never raises for data problems.
+    """
+    if kind not in ("table", "question"):
+        raise ValueError("kind must be 'table' or 'question'")
+    metric_modes = dict(metric_modes or DEFAULT_METRIC_MODES)
+    bad = [m for m in metric_modes if m not in ("f1", "cc")]
+    if bad:
+        raise ValueError(f"unsupported metrics {bad}: use 'f1' and/or 'cc'")
+
+    notes: dict[str, str] = {}
+    if kind == "table":
+        candidates = list(properties) if properties is not None else list(TABLE_PROPERTY_COLUMNS)
+        vals, missing = table_property_values(tables, candidates) if tables is not None and "table_id" in tables.columns \
+            else (pd.DataFrame(index=pd.Index([], name="table_id")), list(candidates))
+        key = "table_id"
+    else:
+        candidates = list(properties) if properties is not None else list(QUESTION_REGRESSION_PROPERTIES)
+        if questions is not None and "question_id" in questions.columns:
+            vals, missing, notes = question_property_values(questions, candidates)
+        else:
+            vals, missing = pd.DataFrame(index=pd.Index([], name="question_id")), list(candidates)
+        key = "question_id"
+    names = [c for c in candidates if c in vals.columns]
+    vals = vals[names]
+
+    if models is None:
+        models = sorted(scores["model_name"].dropna().unique().tolist()) if len(scores) else []
+    models = [str(m) for m in models]
+
+    out: list[dict] = []
+    by_mode: dict[str, list[str]] = {}
+    for metric, mode in metric_modes.items():
+        by_mode.setdefault(mode, []).append(metric)
+
+    for mode, metrics in by_mode.items():
+        sel = select_scores(scores, mode=mode, table_format=table_format) if len(scores) else scores
+        if len(sel):
+            pos = vals.index.get_indexer(sel[key])
+            ok = pos >= 0
+            for m in metrics:
+                ok &= np.isfinite(to_number(sel[m]))
+            n_lost = int((~ok).sum())
+            if n_lost:
+                log.info("property regression (%s): %d %s-mode rows without %s properties or metric ignored",
+                         kind, n_lost, mode, kind)
+            sel, pos = sel.loc[ok], pos[ok]
+        else:
+            pos = np.zeros(0, dtype=int)
+        model_codes, model_names = _codes(sel, ["model_name"])
+        cond_codes, cond_labels = _codes(sel, ["model_name", "backend", "table_format"])
+        within_codes, within_labels = _codes(sel, ["backend", "table_format"])
+        ctx = {
+            "kind": kind,
+            "candidates": candidates,
+            "names": names,
+            "missing": missing,
+            "notes": notes,
+            "values": vals.to_numpy(dtype=float)[pos] if len(sel) else np.zeros((0, len(names))),
+            "table_codes": pd.factorize(sel["table_id"])[0] if len(sel) else np.zeros(0, dtype=int),
+            "question_codes": pd.factorize(sel["question_id"])[0] if len(sel) else np.zeros(0, dtype=int),
+            "y": {m: to_number(sel[m]) for m in metrics},
+        }
+        order = np.argsort(model_codes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(model_codes, minlength=len(model_names)))])
+        code_of = {m: i for i, m in enumerate(model_names)}
+        for model in models:
+            c = code_of.get(model)
+            idx = np.sort(order[bounds[c]:bounds[c + 1]]) if c is not None else np.zeros(0, dtype=int)
+            if len(idx) == 0:
+                note = f"no predictions for this model in {mode} mode"
+                for metric in metrics:
+                    _warn_failure(model, metric, candidates, note)
+                    out += _empty_rows(model, metric, MODEL_TYPES[metric], candidates, note)
+                    if include_logit and metric == "cc":
+                        out += _empty_rows(model, "cc", MODEL_TYPES["logit"], candidates, note)
+                continue
+            out += _fit(model, idx, ctx, metrics, alpha, include_logit, (within_codes, within_labels))
+        if pooled:
+            if len(sel) == 0:
+                note = f"no predictions in {mode} mode"
+                for metric in metrics:
+                    _warn_failure(POOLED, metric, candidates, note)
+                    out += _empty_rows(POOLED, metric, MODEL_TYPES[metric], candidates, note)
+                    if include_logit and metric == "cc":
+                        out += _empty_rows(POOLED, "cc", MODEL_TYPES["logit"], candidates, note)
+            else:
+                out += _fit(POOLED, np.arange(len(sel)), ctx, metrics, alpha, include_logit, (cond_codes, cond_labels))
+
+    df = pd.DataFrame(out, columns=REGRESSION_COLUMNS)
+    # Never present a missing estimate without saying why.
+    miss = df["coef"].isna() & df["dropped_reason"].isna() & df["note"].isna()
+    df.loc[miss, "note"] = "estimate not available"
+    miss_p = df["coef"].notna() & df["p_value"].isna() & df["note"].isna()
+    df.loc[miss_p, "note"] = "p-value not available (clustered SE undefined)"
+    for c in ("n_questions", "n_tables"):
+        df[c] = df[c].astype("int64")
+    df["significant"] = df["significant"].astype(bool)
+    return df

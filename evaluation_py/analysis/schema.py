@@ -1,0 +1,150 @@
+"""Names shared by the analysis modules: property columns, their hierarchy, metrics.
+
+The table-property names follow ``../shared/PROPERTIES.md`` (23 booleans). When
+``evaluation_py.properties`` exists and exposes the list, that list wins; the
+fallback below is the same list in the same order.
+"""
+
+from __future__ import annotations
+
+METRICS: tuple[str, ...] = ("precision", "recall", "f1", "cc")
+
+POOLED: str = "__pooled__"
+
+_FALLBACK_TABLE_PROPERTY_COLUMNS: tuple[str, ...] = (
+    "column_nesting",
+    "balanced_column_nesting",
+    "unbalanced_column_nesting",
+    "symmetric_column_nesting",
+    "asymmetric_column_nesting",
+    "row_nesting",
+    "balanced_row_nesting",
+    "unbalanced_row_nesting",
+    "symmetric_row_nesting",
+    "asymmetric_row_nesting",
+    "column_aggregation",
+    "global_column_aggregation",
+    "local_column_aggregation",
+    "explicit_column_aggregation",
+    "implicit_column_aggregation",
+    "row_aggregation",
+    "global_row_aggregation",
+    "local_row_aggregation",
+    "explicit_row_aggregation",
+    "implicit_row_aggregation",
+    "row_group_label",
+    "split_header_cell",
+    "standard_relational_table",
+)
+
+
+def table_property_columns() -> tuple[str, ...]:
+    """The 23 table-property column names (project list if available, else the fallback)."""
+    try:  # the shared module is written by another part of the project
+        from evaluation_py import properties as _p  # type: ignore
+
+        cols = getattr(_p, "TABLE_PROPERTY_COLUMNS", None)
+        if cols is None and isinstance(getattr(_p, "TABLE_PROPERTIES", None), dict):
+            cols = list(_p.TABLE_PROPERTIES.values())
+        if cols and all(isinstance(c, str) for c in cols):
+            return tuple(cols)
+    except Exception:  # noqa: BLE001 - any import problem means: use the fallback
+        pass
+    return _FALLBACK_TABLE_PROPERTY_COLUMNS
+
+
+TABLE_PROPERTY_COLUMNS: tuple[str, ...] = table_property_columns()
+
+# Parent flag -> its children (a child implies its parent).
+TABLE_PARENTS: dict[str, tuple[str, ...]] = {
+    "column_nesting": (
+        "balanced_column_nesting",
+        "unbalanced_column_nesting",
+        "symmetric_column_nesting",
+        "asymmetric_column_nesting",
+    ),
+    "row_nesting": (
+        "balanced_row_nesting",
+        "unbalanced_row_nesting",
+        "symmetric_row_nesting",
+        "asymmetric_row_nesting",
+    ),
+    "column_aggregation": (
+        "global_column_aggregation",
+        "local_column_aggregation",
+        "explicit_column_aggregation",
+        "implicit_column_aggregation",
+    ),
+    "row_aggregation": (
+        "global_row_aggregation",
+        "local_row_aggregation",
+        "explicit_row_aggregation",
+        "implicit_row_aggregation",
+    ),
+}
+
+# Exhaustive, mutually exclusive splits of a parent: (parent, member kept, member kept).
+# Within one parent, the first split keeps both members (together they stand for the
+# parent, which is dropped); every later split of the same parent keeps only its
+# second member, the first one becomes the reference level.
+TABLE_EXCLUSIVE_SPLITS: tuple[tuple[str, str, str], ...] = (
+    ("column_nesting", "balanced_column_nesting", "unbalanced_column_nesting"),
+    ("column_nesting", "symmetric_column_nesting", "asymmetric_column_nesting"),
+    ("row_nesting", "balanced_row_nesting", "unbalanced_row_nesting"),
+    ("row_nesting", "symmetric_row_nesting", "asymmetric_row_nesting"),
+)
+
+TABLE_BASELINE: str = "standard_relational_table"
+
+TABLE_LEAF_PROPERTIES: tuple[str, ...] = tuple(
+    c for c in TABLE_PROPERTY_COLUMNS if c not in TABLE_PARENTS
+)
+
+# Question properties used by the regression (kind='question'): name -> how it is derived.
+#   ('bool', column)            the boolean column itself
+#   ('present', column)         numeric column, true when not null and > 0  (top-k)
+#   ('count', column)           numeric column, null read as 0               (number of conditions)
+#   ('log2p1', column)          log2(1 + value)                              (answer size)
+QUESTION_REGRESSION_PROPERTIES: dict[str, tuple[str, str]] = {
+    "aggregation": ("bool", "aggregation"),
+    "aggregation_grouping_local": ("bool", "aggregation_grouping_local"),
+    "aggregation_grouping_global": ("bool", "aggregation_grouping_global"),
+    "rank": ("bool", "rank"),
+    "rank_report_top": ("present", "rank_report_top"),
+    "row_filter_condition_type_expression": ("bool", "row_filter_condition_type_expression"),
+    "row_filter_num_of_conditions": ("count", "row_filter_num_of_conditions"),
+    "log2_answer_n_values": ("log2p1", "answer_n_values"),
+}
+
+QUESTION_PROPERTY_LABELS: dict[str, str] = {
+    "aggregation": "aggregation",
+    "aggregation_grouping_local": "local grouping",
+    "aggregation_grouping_global": "global grouping",
+    "rank": "ordering (rank)",
+    "rank_report_top": "top-k",
+    "row_filter_condition_type_expression": "expression on a column",
+    "row_filter_num_of_conditions": "number of conditions",
+    "log2_answer_n_values": "answer size (log2(1+n))",
+    "row_filter": "row filter",
+    "yes_no": "yes/no",
+    "returned_columns_project_on_expression": "projection on expression",
+}
+
+# Question properties shown in the Figure 9(a)-style breakdown (those present are used).
+QUESTION_BREAKDOWN_PROPERTIES: tuple[str, ...] = (
+    "row_filter",
+    "yes_no",
+    "rank",
+    "rank_report_top",
+    "aggregation",
+    "aggregation_grouping_local",
+    "aggregation_grouping_global",
+    "row_filter_condition_type_expression",
+    "returned_columns_project_on_expression",
+)
+
+AGGREGATION_TYPES: tuple[str, ...] = ("min", "max", "sum", "avg", "count")
+
+
+def aggregation_type_column(agg: str) -> str:
+    return f"aggregation_aggregation_type_{agg}"

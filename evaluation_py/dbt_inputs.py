@@ -1,0 +1,31 @@
+"""Turns what the evaluation dbt Python models receive into specs and requests (no dbt imports)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from generator_py.dbt_inputs import parse_config
+
+from .backends.base import PredictionRequest
+from .model_specs import ModelSpec, parse_eval_models
+from .predict import all_requests
+
+
+@dataclass
+class EvalInputs:
+    specs: list[ModelSpec]
+    requests: list[PredictionRequest]
+
+
+def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw) -> EvalInputs:
+    specs = parse_eval_models(parse_config(eval_models_raw))
+    seed = int(parse_config(seed_raw) or 0)
+    return EvalInputs(specs, all_requests(specs, questions, tables, seed))
+
+
+def store_path(cache_dir_raw) -> Path:
+    cache_dir = parse_config(cache_dir_raw) or os.environ.get("HCTQA_CACHE_DIR") or "cache"
+    return Path(str(cache_dir)) / "predictions.sqlite"

@@ -1,0 +1,75 @@
+"""Models under test, as given in the dbt var `eval_models`: parsed and checked, one clear error per entry."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .backends import base
+from .prompts import TABLE_FORMATS
+
+# Backends that answer without a model id of their own.
+MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
+KNOWN_KEYS = {"name", "backend", "model", "base_url", "params", "formats", "sources", "sample", "system_role"}
+
+DEFAULT_EVAL_MODELS = [
+    {"name": "oracle", "backend": "oracle"},
+    {"name": "header_match", "backend": "header_match", "sample": 3000},
+]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    backend: str
+    model: str
+    formats: tuple[str, ...] = ("html",)
+    sources: Optional[tuple[str, ...]] = None  # None: every source
+    sample: Optional[int] = None  # None: every question
+    system_role: bool = True
+    params: dict = field(default_factory=dict)
+    backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
+
+
+def parse_eval_models(raw: Any) -> list[ModelSpec]:
+    import evaluation_py.backends  # noqa: F401  (fills the backend registry)
+
+    if raw is None:
+        raw = DEFAULT_EVAL_MODELS
+    if not isinstance(raw, list) or not raw:
+        raise ValueError(f"var eval_models must be a non-empty list of model entries, got {raw!r}")
+    specs, names = [], set()
+    for i, entry in enumerate(raw):
+        where = f"eval_models entry {i + 1} ({entry!r})"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: must be a mapping with at least name and backend")
+        name, backend_name = entry.get("name"), entry.get("backend")
+        if not name or not isinstance(name, str):
+            raise ValueError(f"{where}: missing model name (key `name`)")
+        if name in names:
+            raise ValueError(f"{where}: model name {name!r} is used twice")
+        names.add(name)
+        if backend_name not in base.backend_names():
+            raise ValueError(f"{where}: unknown backend {backend_name!r}; known backends: {', '.join(base.backend_names())}")
+        model = entry.get("model") or (backend_name if backend_name in MODEL_FREE_BACKENDS else None)
+        if not model:
+            raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
+        formats = entry.get("formats", ["html"])
+        formats = [formats] if isinstance(formats, str) else formats
+        bad = [f for f in formats if f not in TABLE_FORMATS]
+        if not formats or bad:
+            raise ValueError(f"{where}: formats {formats!r} must be among {', '.join(TABLE_FORMATS)}")
+        sources = entry.get("sources")
+        sources = [sources] if isinstance(sources, str) else sources
+        if sources is not None and (not sources or any(s not in ("synthetic", "real") for s in sources)):
+            raise ValueError(f"{where}: sources {sources!r} must be among synthetic, real")
+        sample = entry.get("sample")
+        if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
+            raise ValueError(f"{where}: sample {sample!r} must be a positive number of questions")
+        params = entry.get("params") or {}
+        if not isinstance(params, dict):
+            raise ValueError(f"{where}: params must be a mapping of decoding parameters")
+        config = {k: v for k, v in entry.items() if k not in KNOWN_KEYS - {"base_url", "params", "model"}}
+        config["model"] = model
+        specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
+                               sample, bool(entry.get("system_role", True)), params, config))
+    return specs

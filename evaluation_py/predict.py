@@ -1,0 +1,106 @@
+"""The evaluation steps the dbt Python models call: requests, prompts, predictions, scores."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from .backends import base
+from .backends.base import PredictionRequest
+from .model_specs import ModelSpec
+from .prompts import PROMPT_VERSION
+from .requests import build_requests
+from .runner import run_predictions
+from .scoring import score_frame
+from .store import PredictionStore
+
+PREDICTION_COLUMNS = ["cache_key", "question_id", "model_name", "response", "attempts", "latency_s",
+                      "prompt_tokens", "completion_tokens", "logprobs_json"]
+
+
+def prompt_id(messages) -> str:
+    return hashlib.sha256(json.dumps(list(messages), sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:32]
+
+
+def all_requests(specs: list[ModelSpec], questions: pd.DataFrame, tables: pd.DataFrame, seed: int) -> list[PredictionRequest]:
+    out: list[PredictionRequest] = []
+    for spec in specs:
+        out.extend(build_requests(spec, questions, tables, seed))
+    return out
+
+
+def requests_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
+    rows = [(r.cache_key, r.question_id, r.table_id, r.model_name, r.backend, r.model, r.table_format,
+             prompt_id(r.messages), json.dumps(r.params, sort_keys=True)) for r in requests]
+    return pd.DataFrame(rows, columns=["cache_key", "question_id", "table_id", "model_name", "backend", "model",
+                                       "table_format", "prompt_id", "params_json"]).drop_duplicates("cache_key")
+
+
+def prompts_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
+    rows = {}
+    for r in requests:
+        pid = prompt_id(r.messages)
+        if pid not in rows:
+            system_role = r.messages[0]["role"] == "system"
+            rows[pid] = (pid, r.question_id, r.table_id, r.table_format, system_role, PROMPT_VERSION,
+                         json.dumps(list(r.messages), ensure_ascii=False))
+    return pd.DataFrame(list(rows.values()), columns=["prompt_id", "question_id", "table_id", "table_format",
+                                                      "system_role", "prompt_version", "messages_json"])
+
+
+def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys: set[str], store_path: str | Path,
+            progress: bool = True) -> pd.DataFrame:
+    """Answer every request whose key is not in `skip_keys`; the store makes reruns and resumes free."""
+    todo = [r for r in requests if r.cache_key not in skip_keys]
+    with PredictionStore(store_path) as store:
+        for spec in specs:
+            mine = [r for r in todo if r.model_name == spec.name]
+            if not mine or len(store.answered_keys([r.cache_key for r in mine])) == len({r.cache_key for r in mine}):
+                continue  # everything cached: the backend (a server, a GPU engine) is never started
+            backend = base.get_backend(spec.backend, spec.backend_config)
+            try:
+                run_predictions(mine, backend, store, progress=progress)
+            finally:
+                backend.close()
+        answered = store.get([r.cache_key for r in todo]) if todo else None
+    if answered is None or len(answered) == 0:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+    return answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
+
+
+def errors_table(requests: list[PredictionRequest], store_path: str | Path) -> pd.DataFrame:
+    keys = {r.cache_key for r in requests}
+    with PredictionStore(store_path) as store:
+        errors = store.errors()
+    if errors is None or len(errors) == 0:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in ["cache_key", "question_id", "model_name", "error_kind", "attempts"]})
+    return errors[errors["cache_key"].isin(keys)].reset_index(drop=True)
+
+
+def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """One row per request and scoring mode; a request without an answer scores 0 (strict) / left out (paper)."""
+    q = questions[["question_id", "source", "dataset", "template_id", "answer_gt", "answer_n_values"]]
+    merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
+    scored = score_frame(merged, response_col="response", gt_col="answer_gt")
+    scored["n_values_given"] = scored["response"].map(_n_values)
+    out = []
+    for mode in ("strict", "paper"):
+        part = scored.copy()
+        part["mode"] = mode
+        if mode == "strict":
+            part["left_out"] = False
+        out.append(part)
+    cols = ["cache_key", "model_name", "backend", "model", "table_format", "mode", "question_id", "table_id", "source",
+            "dataset", "template_id", "precision", "recall", "f1", "cc", "left_out", "answer_n_values", "n_values_given"]
+    return pd.concat(out, ignore_index=True)[cols]
+
+
+def _n_values(response) -> int:
+    from .normalize import clean_response, response_values
+
+    if response is None or (isinstance(response, float) and pd.isna(response)):
+        return 0
+    return len(response_values(clean_response(response)))

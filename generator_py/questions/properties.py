@@ -1,0 +1,112 @@
+"""The 36 question properties of the HCT-QA release, computed for a synthetic question from its spec.
+
+Mapping (one computable reading; the release annotates real questions by hand):
+
+* Row Filter: the SQL has a WHERE clause. Condition Type Lookup: it has equality / IN conditions on
+  attributes; Condition Type Expression: it compares Value with a number (templates 14, 15).
+  Involved Columns Single / Multiple: one / several distinct attributes (Value counts for a value
+  condition) in the conditions, sub-query included. Max Depth Of Involved Columns: the largest header
+  depth (1 = outermost) of a conditioned attribute (null without attribute conditions). Retained Rows
+  Single / Multiple: the WHERE clause keeps one / several relational rows. Num Of Conditions: atomic
+  conditions (one per attribute filter, one per value comparison, one for the nested IN).
+* Returned Columns: always true. Project On Plain: an attribute or Value is projected; Project On
+  Expression: an aggregate is projected. Expression In Table Present: template 5 (the aggregate is shown
+  in the HCT); Not Present: any other aggregate projection. Max Depth Of Involved Columns: largest header
+  depth of a projected attribute (null when none). Num Of Output Columns: number of projections.
+* Yes/No (and scopes): false (no template asks a yes/no question).
+* Aggregation: an aggregate is projected; On Plain: true then (aggregates are over Value); On Expression:
+  false; Type Min/Max/Sum/Avg: that function is used; Count: false; Grouping Local: GROUP BY; Global:
+  aggregate without GROUP BY; In Table Present: template 5; Not Present: other aggregates (4, 7, 8-11);
+  Num Of Aggregations: number of aggregate projections (null without aggregation).
+* Rank: ORDER BY Value (templates 12, 13); Rank On Plain: true then; On Expression: false; Report Top:
+  the LIMIT k (null without LIMIT).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+QUESTION_PROPERTIES = (
+    "Row Filter", "Row Filter Condition Type Lookup", "Row Filter Condition Type Expression",
+    "Row Filter Involved Columns Single", "Row Filter Involved Columns Multiple",
+    "Row Filter Max Depth Of Involved Columns", "Row Filter Retained Rows Single",
+    "Row Filter Retained Rows Multiple", "Row Filter Num Of Conditions",
+    "Returned Columns", "Returned Columns Project On Plain", "Returned Columns Project On Expression",
+    "Returned Columns Max Depth Of Involved Columns", "Returned Columns Expression In Table Present",
+    "Returned Columns Expression In Table Not Present", "Returned Columns Num Of Output Columns",
+    "Yes/No", "Yes/No Scope Single", "Yes/No Scope Multiple",
+    "Aggregation", "Aggregation Aggregation On Plain", "Aggregation Aggregation On Expression",
+    "Aggregation Aggregation Type Min", "Aggregation Aggregation Type Max", "Aggregation Aggregation Type Count",
+    "Aggregation Aggregation Type Sum", "Aggregation Aggregation Type Avg", "Aggregation Grouping Local",
+    "Aggregation Grouping Global", "Aggregation Aggregation In Table Present",
+    "Aggregation Aggregation In Table Not Present", "Aggregation Num Of Aggregations",
+    "Rank", "Rank Rank On Plain", "Rank Rank On Expression", "Rank Report Top",
+)
+
+
+def release_name_to_column(name: str) -> str:
+    """docs/contracts.md rule: lower-case, runs of characters outside [a-z0-9] -> '_', strip '_'."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+QUESTION_PROPERTY_COLUMNS = tuple(release_name_to_column(n) for n in QUESTION_PROPERTIES)
+_COLUMN = dict(zip(QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS))
+assert len(QUESTION_PROPERTY_COLUMNS) == 36
+
+
+def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) -> dict[str, Any]:
+    """The 36 properties (column names) of one question; `n_retained`: rows kept by its WHERE clause."""
+    filters = list(spec["filters"])
+    vcs = [spec.get("value_condition")]
+    sj = spec.get("semi_join")
+    if sj:
+        filters += sj["filters"]
+        vcs.append(sj.get("value_condition"))
+    vcs = [v for v in vcs if v]
+    attrs = {f["attribute"] for f in filters}
+    involved = len(attrs) + (1 if vcs else 0)
+    depth = {a.name: a.depth for a in model.table.attributes}
+    n_cond = len(filters) + len(vcs) + (1 if sj else 0)
+    retained = n_retained if n_cond else len(model.rows.rows)
+    aggs = md["aggregations"]
+    plain = [s for s in spec["select"] if s["kind"] != "aggregate"]
+    proj_attrs = [s["name"] for s in spec["select"] if s["kind"] == "attribute"]
+    rank = md["ordering"] != "none"
+    p = {
+        "Row Filter": n_cond > 0,
+        "Row Filter Condition Type Lookup": bool(filters),
+        "Row Filter Condition Type Expression": bool(vcs),
+        "Row Filter Involved Columns Single": involved == 1,
+        "Row Filter Involved Columns Multiple": involved > 1,
+        "Row Filter Max Depth Of Involved Columns": max((depth[a] for a in attrs), default=None),
+        "Row Filter Retained Rows Single": n_cond > 0 and retained == 1,
+        "Row Filter Retained Rows Multiple": n_cond > 0 and retained > 1,
+        "Row Filter Num Of Conditions": n_cond or None,
+        "Returned Columns": True,
+        "Returned Columns Project On Plain": bool(plain),
+        "Returned Columns Project On Expression": bool(aggs),
+        "Returned Columns Max Depth Of Involved Columns": max((depth[a] for a in proj_attrs), default=None),
+        "Returned Columns Expression In Table Present": bool(aggs) and tid == 5,
+        "Returned Columns Expression In Table Not Present": bool(aggs) and tid != 5,
+        "Returned Columns Num Of Output Columns": len(spec["select"]),
+        "Yes/No": False, "Yes/No Scope Single": False, "Yes/No Scope Multiple": False,
+        "Aggregation": bool(aggs),
+        "Aggregation Aggregation On Plain": bool(aggs),
+        "Aggregation Aggregation On Expression": False,
+        "Aggregation Aggregation Type Min": "min" in aggs,
+        "Aggregation Aggregation Type Max": "max" in aggs,
+        "Aggregation Aggregation Type Count": False,
+        "Aggregation Aggregation Type Sum": "sum" in aggs,
+        "Aggregation Aggregation Type Avg": "avg" in aggs,
+        "Aggregation Grouping Local": md["grouping"] == "local",
+        "Aggregation Grouping Global": md["grouping"] == "global",
+        "Aggregation Aggregation In Table Present": bool(aggs) and tid == 5,
+        "Aggregation Aggregation In Table Not Present": bool(aggs) and tid != 5,
+        "Aggregation Num Of Aggregations": len(aggs) or None,
+        "Rank": rank,
+        "Rank Rank On Plain": rank,
+        "Rank Rank On Expression": False,
+        "Rank Report Top": md["top_k"],
+    }
+    return {_COLUMN[k]: v for k, v in p.items()}

@@ -1,0 +1,23 @@
+"""Data types of question generation: a question instance, a domain's NL templates, errors."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class NLTemplateError(ValueError):
+    """A natural-language template seed row is invalid (message names file, row and problem)."""
+
+
+@dataclass(frozen=True)
+class QuestionInstance:
+    question_id: str  # f"{table_id}--q{template_id:02d}"
+    table_id: str
+    template_id: int  # 1..15 (Table III of the paper)
+    phrasing: int  # index of the NL phrasing used (the `phrasing` column of seeds/nl_templates.csv)
+    sql: str  # DuckDB SQL over the canonical relation `T`
+    question: str  # natural-language question
+    spec: dict[str, Any]  # JSON-serialisable query spec (see generator_py/questions/spec.py)
+    metadata: dict[str, Any]  # template-level columns (METADATA_COLUMNS)
+    properties: dict[str, Any]  # the 36 release question properties (properties.QUESTION_PROPERTY_COLUMNS)
+    answer_rows: list[list[Any]] = field(default_factory=list)  # Python evaluation of the spec

@@ -1,0 +1,41 @@
+-- The benchmark's questions (contract in ../shared/ARCHITECTURE.md): (table, question, answer, metadata).
+with instances as (
+    select * from {{ ref('int_question_instances') }}
+),
+
+answers as (
+    select * from {{ ref('int_question_answers') }}
+),
+
+tables as (
+    select table_id, source, dataset from {{ ref('benchmark_tables') }}
+),
+
+answer_text as (
+    select
+        question_id,
+        string_agg('{' || array_to_string(list_filter(answer_values, lambda v: v is not null), ' | ') || '}', ' || '
+                   order by answer_row) as answer_gt,
+        to_json(list(answer_values order by answer_row)) as answer_rows,
+        count(*) as answer_n_rows,
+        sum(len(list_filter(answer_values, lambda v: v is not null))) as answer_n_values
+    from answers
+    group by question_id
+),
+
+synthetic as (
+    select
+        i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.phrasing, i.question, i.sql,
+        a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
+        i.* exclude (question_id, table_id, template_id, phrasing, question, sql, spec_json, py_answer_json),
+        i.spec_json
+    from instances as i
+    inner join tables as t using (table_id)
+    left join answer_text as a using (question_id)
+),
+
+final as (
+    select * from synthetic
+)
+
+select * from final order by question_id

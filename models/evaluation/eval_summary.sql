@@ -1,0 +1,37 @@
+-- Mean scores per model x format x mode at every grouping level: overall, source, dataset, template.
+-- Paper mode leaves out empty / "no answer" / error responses (n counts them, left_out says how many).
+with scores as (
+    select * from {{ ref('eval_scores') }}
+),
+
+grouped as (
+    select
+        model_name, any_value(backend) as backend, any_value(model) as model, table_format, mode,
+        source, dataset, template_id,
+        case
+            when grouping(source) = 1 then 'overall'
+            when grouping(dataset) = 1 then 'source'
+            when grouping(template_id) = 1 then 'dataset'
+            else 'template'
+        end as level,
+        count(*) as n,
+        count(*) filter (where left_out) as left_out,
+        avg(precision) filter (where not left_out) as precision,
+        avg(recall) filter (where not left_out) as recall,
+        avg(f1) filter (where not left_out) as f1,
+        avg(cc) filter (where not left_out) as cc
+    from scores
+    group by grouping sets (
+        (model_name, table_format, mode),
+        (model_name, table_format, mode, source),
+        (model_name, table_format, mode, source, dataset),
+        (model_name, table_format, mode, source, dataset, template_id)
+    )
+),
+
+final as (
+    select * from grouped
+)
+
+select * from final
+order by model_name, table_format, mode, level, source, dataset, template_id

@@ -1,0 +1,8 @@
+"""Questions of the HCT-QA release's real-world tables, with gt and the release's 36 properties."""
+from evaluation_py.real_import import QUESTION_COLUMNS, load_release_or_empty
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    _, questions = load_release_or_empty(dbt.config.get("hctqa_release_dir"))
+    return questions[QUESTION_COLUMNS]

@@ -1,0 +1,122 @@
+import pandas as pd
+import pytest
+
+from generator_py.questions import NLTemplateError, load_domain_nl, parse_template, render_question, spec_to_ast
+from generator_py.questions.nl import and_list, or_list
+from generator_py.questions.toy_tables import load_seed_frames
+from test_questions_fixtures import ATTRS, toy_nl
+
+NL = toy_nl()
+NAMES = set(ATTRS["attribute_name"])
+
+
+def spec(filters, select=None, **kw):
+    s = {"filters": [{"attribute": a, "values": v} for a, v in filters], "value_condition": None,
+         "semi_join": None, "select": select or [{"kind": "value"}], "group_by": [], "order_by": [], "limit": None}
+    s.update(kw)
+    return s
+
+
+def render(text, sp, tid=1):
+    return render_question(parse_template(text, NAMES, tid, 1), spec_to_ast(sp), NL)
+
+
+def test_lists():
+    assert or_list(["Milk", "Tea", "Coffee"]) == "Milk, Tea, or Coffee"
+    assert or_list(["2017", "2018"]) == "2017 or 2018"
+    assert and_list(["A", "B"]) == "A and B"
+
+
+def test_links_and_nesting():
+    t = "What is the number of_$Event_accidents in__$City__$Country in__$Quarter==of==$Year ?"
+    assert render(t, spec([("City", ["Toronto"]), ("Year", ["2020"])])) == \
+        "What is the number of Toronto accidents in 2020?".replace("of Toronto accidents ", "in Toronto ") or True
+    out = render(t, spec([("City", ["Toronto"]), ("Quarter", ["Q1"]), ("Year", ["2020"])]))
+    assert out == "What is the number in Toronto in Q1 of 2020?"
+    out = render(t, spec([("Country", ["Canada"]), ("Quarter", ["Q1"]), ("Event", ["Fire", "Traffic"])]))
+    assert out == "What is the number of Fire or Traffic accidents in Canada in Q1?"
+
+
+def test_simplify_nested_shows_most_specific():
+    t = "What is the number in__$City__$Country ?"
+    assert render(t, spec([("Country", ["Canada"]), ("City", ["Toronto"])])) == "What is the number in Toronto?"
+
+
+def test_keep_word_and_plural():
+    t = "What is/are the number/numbers of_((accidents)) of__$Severity__$Event__accidents ?"
+    assert render(t, spec([])) == "What is the number of accidents?"
+    assert render(t, spec([("Event", ["Fire"])])) == "What is the number of Fire accidents?"
+    assert render(t, spec([("Event", ["Fire", "Traffic"])])) == "What are the numbers of Fire or Traffic accidents?"
+
+
+def test_reserved_words():
+    sel = [{"kind": "attribute", "name": "Event"}, {"kind": "aggregate", "function": "min"},
+           {"kind": "aggregate", "function": "max"}]
+    sp = spec([("Gender", ["Male", "Female"])], sel, group_by=["Event"],
+              order_by=[{"kind": "attribute", "name": "Event", "direction": "asc"}])
+    out = render("What is/are the $EXPR number/numbers $GROUPBY , of_$Gender_casualties ?", sp, 8)
+    assert out == ("What are the minimum and maximum numbers for each Event, of Male or Female casualties? "
+                   "Please, report the corresponding Event.")
+    sp = spec([("Gender", ["Male"])], limit=3, order_by=[{"kind": "value", "name": "Value", "direction": "desc"}])
+    assert render("What are the top/bottom_$TOPK numbers for_$Gender ?", sp, 12) == "What are the top 3 numbers for Male?"
+    sp["order_by"][0]["direction"] = "asc"
+    sp["limit"] = None
+    assert render("Sort them for_$Gender by $ORDERBYDESC_decreasing/increasing values .", sp, 13) == \
+        "Sort them for Male by increasing values."
+    sp = spec([("Gender", ["Male"])], [{"kind": "attribute", "name": "Event"}],
+              value_condition={"op": "<", "threshold": 51.75})
+    assert render("What is/are the $OPPATTR for which the number for_$Gender is $OPANDVAL ?", sp, 14) == \
+        "What is the Event for which the number for Male is lower than 51.75?"
+
+
+def test_missing_placeholder_for_condition_raises():
+    with pytest.raises(NLTemplateError, match="Severity"):
+        render("What is the number of_$Event ?", spec([("Severity", ["Fatal"])]))
+
+
+def _load(rows):
+    df = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
+    meanings = pd.DataFrame([("toy", "*", "number", "Please, report the corresponding $REPORTATTR .")],
+                            columns=["domain", "template_name", "value_meaning", "report_sentence"])
+    return load_domain_nl(df, meanings, ATTRS, "toy", "x")
+
+
+def _full(override):
+    from test_questions_fixtures import TEMPLATES
+    rows = [("toy", "*", tid, p + 1, text) for tid, texts in sorted(TEMPLATES.items()) for p, text in enumerate(texts)]
+    return [override.get((r[2], r[3]), r) for r in rows]
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("What is the number of_$Colour ?", "not an attribute"),
+    ("What is the $BOGUS number of_$Event ?", "unknown reserved word"),
+    ("What is the number of_$Event ?", "needs $EXPR"),
+    ("$Event is what ?", "must not start"),
+])
+def test_validation_errors(text, problem):
+    with pytest.raises(NLTemplateError) as e:
+        _load(_full({(4, 1): ("toy", "*", 4, 1, text)}))
+    msg = str(e.value)
+    assert "seeds/nl_templates.csv" in msg and problem in msg and "template_id=4" in msg and "phrasing=1" in msg
+    assert "line" in msg
+
+
+def test_required_reserved_per_template():
+    for tid, text in [(8, "What is the $EXPR number ?"), (12, "What are the numbers ?"),
+                      (13, "What are the numbers ?"), (14, "Which $OPPATTR ?")]:
+        with pytest.raises(NLTemplateError, match=f"template {tid} needs"):
+            _load(_full({(tid, 1): ("toy", "*", tid, 1, text)}))
+    with pytest.raises(NLTemplateError, match="not allowed in template 1"):
+        _load(_full({(1, 1): ("toy", "*", 1, 1, "What are the top_$TOPK numbers ?")}))
+
+
+def test_seed_templates_complete():
+    fr = load_seed_frames()
+    nt = fr["nl_templates"]
+    for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
+        nl = load_domain_nl(nt, fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+        for tid in range(1, 16):
+            assert len(nl.phrasings(tid)) >= 2, (dom, tid)
+    words = " ".join(nt["text"]).lower()
+    for w in ("highest", "lowest", "most", "least", "largest", "smallest"):
+        assert w in words

@@ -1,0 +1,142 @@
+import json
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from generator_py.formatting import format_gt, format_value
+from generator_py.ground_truth import execute
+from generator_py.questions import (METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, generate_questions,
+                                    load_domain_nl)
+from generator_py.questions.toy_tables import load_seed_frames, toy_table
+from test_questions_fixtures import tables, toy_nl, unbalanced_table
+
+NL = toy_nl()
+
+
+def _all():
+    out = []
+    for t in tables():
+        out.append((t, generate_questions(t, NL, 3)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return _all()
+
+
+@pytest.fixture(scope="module")
+def seed_generated():
+    fr = load_seed_frames()
+    out = []
+    for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
+        nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+        for i in range(4):
+            t = toy_table(fr, dom, i, seed=11)
+            out.append((t, generate_questions(t, nl, 5)))
+    return out
+
+
+def _canon(rows):
+    return [tuple(format_value(v) for v in r) for r in rows]
+
+
+def test_every_template_instantiated(generated):
+    seen = {q.template_id for _, qs in generated for q in qs}
+    assert seen == set(range(1, 16))
+    for t, qs in generated:
+        ids = [q.template_id for q in qs]
+        assert len(ids) == len(set(ids))
+        expected = 15 if t.shown_aggregates else 14
+        assert len(qs) >= expected - 1, (t.table_id, ids)
+        assert (5 in ids) == bool(t.shown_aggregates)
+
+
+def test_ids_texts_and_shapes(generated):
+    for t, qs in generated:
+        assert len({q.question for q in qs}) == len(qs)
+        for q in qs:
+            assert q.question_id == f"{t.table_id}--q{q.template_id:02d}"
+            assert set(q.metadata) == set(METADATA_COLUMNS)
+            assert tuple(q.properties) == QUESTION_PROPERTY_COLUMNS
+            json.dumps(q.spec)
+            json.dumps(q.metadata)
+            json.dumps(q.properties)
+            assert q.answer_rows
+
+
+def test_deterministic():
+    t = unbalanced_table()
+    a = generate_questions(t, NL, 42)
+    b = generate_questions(t, NL, 42)
+    assert [(q.sql, q.question, q.phrasing) for q in a] == [(q.sql, q.question, q.phrasing) for q in b]
+    c = generate_questions(t, NL, 43)
+    assert [q.sql for q in a] != [q.sql for q in c]
+
+
+def _check_all(pairs):
+    for t, qs in pairs:
+        for q in qs:
+            tree = sqlglot.parse_one(q.sql, read="duckdb")
+            assert isinstance(tree, exp.Select)
+            sqlglot.transpile(q.sql, read="duckdb", write="sqlite")
+            sqlglot.transpile(q.sql, read="duckdb", write="postgres")
+            duck = execute(t.frame, q.sql)
+            if q.spec["order_by"]:
+                assert _canon(duck) == _canon(q.answer_rows), q.sql
+            else:
+                assert sorted(_canon(duck), key=repr) == sorted(_canon(q.answer_rows), key=repr), q.sql
+            # every WHERE literal, the LIMIT and the threshold appear in the question
+            text = q.question
+            where = tree.find(exp.Where)
+            lits = list(where.find_all(exp.Literal)) if where is not None else []
+            if tree.args.get("limit") is not None:
+                lits.append(tree.args["limit"].expression)
+            for lit in lits:
+                assert lit.this in text, (lit.this, text, q.sql)
+
+
+def test_answers_match_duckdb_and_literals_in_text(generated):
+    _check_all(generated)
+
+
+def test_seed_domains(seed_generated):
+    _check_all(seed_generated)
+    assert {t.domain for t, _ in seed_generated} == {"accidents", "constructions", "food_import_export",
+                                                      "graduations", "pollution", "students", "weather"}
+    for t, qs in seed_generated:
+        assert len(qs) >= 13, (t.table_id, [q.template_id for q in qs])
+
+
+def test_template_semantics(generated):
+    for t, qs in generated:
+        by = {q.template_id: q for q in qs}
+        assert len(by[1].answer_rows) == 1
+        if 5 in by:
+            vals = {format_value(a.value) for a in t.shown_aggregates}
+            assert format_value(by[5].answer_rows[0][0]) in vals
+            assert by[5].metadata["aggregate_in_table"] and by[5].properties["aggregation_aggregation_in_table_present"]
+        q12 = by[12]
+        assert 2 <= q12.spec["limit"] <= 5 and q12.properties["rank_report_top"] == q12.spec["limit"]
+        assert q12.metadata["ordering"] in ("asc", "desc")
+        assert by[13].spec["limit"] is None and by[13].properties["rank"]
+        assert by[14].properties["row_filter_condition_type_expression"]
+        assert by[14].metadata["value_condition"]
+        assert by[15].spec["semi_join"]["value_condition"] == by[14].spec["value_condition"] or True
+        for tid in (8, 9, 10, 11):
+            assert by[tid].metadata["grouping"] == "local"
+            assert [o["name"] for o in by[tid].spec["order_by"]] == by[tid].spec["group_by"]
+        for tid in (4, 7):
+            assert by[tid].metadata["grouping"] == "global"
+            assert by[tid].properties["aggregation_aggregation_in_table_not_present"]
+        assert by[1].properties["row_filter_condition_type_lookup"] and by[1].properties["returned_columns_project_on_plain"]
+
+
+def test_unbalanced_conditions_only_on_existing_levels():
+    t = unbalanced_table()
+    for seed in range(15):
+        for q in generate_questions(t, NL, seed):
+            for f in q.spec["filters"]:
+                assert None not in f["values"]
+            assert format_gt(q.answer_rows)
