@@ -6,21 +6,19 @@ braces (a bare value) is returned as it is. Config: none.
 """
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from .base import Backend, Prediction, PredictionRequest, register
 
-_ROW = re.compile(r"\{([^{}]*)\}")
 
 
 def gt_to_answer(answer_gt: str) -> str:
-    gt = (answer_gt or "").strip()
-    rows = _ROW.findall(gt)
-    if not rows:
-        return gt
-    values = [v.strip() for row in rows for v in row.split("|")]
-    return " || ".join(v for v in values if v != "")
+    # Split exactly as the scorer splits a gt (on braces and bars), so that malformed release gts such as
+    # `{-14597)` or `{1} || 1{2}` still give back the values the scorer expects.
+    from evaluation_py.normalize import _GT_SPLIT_RE
+
+    values = [v.strip() for v in _GT_SPLIT_RE.split((answer_gt or "").strip())]
+    return " || ".join(v for v in values if v)
 
 
 @register("oracle")

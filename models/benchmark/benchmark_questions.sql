@@ -34,8 +34,14 @@ synthetic as (
     left join answer_text as a using (question_id)
 ),
 
+real_questions as (
+    select * from {{ ref('stg_real_questions') }}
+),
+
 final as (
     select * from synthetic
+    union all by name
+    select * from real_questions
 )
 
 select * from final order by question_id

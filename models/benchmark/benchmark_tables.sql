@@ -53,8 +53,14 @@ synthetic as (
     inner join value_cells as v using (table_id)
 ),
 
+real_tables as (
+    select * from {{ ref('stg_real_tables') }}
+),
+
 final as (
     select * from synthetic
+    union all by name
+    select * from real_tables
 )
 
 select * from final order by table_id

@@ -5,4 +5,4 @@ from evaluation_py.real_import import QUESTION_COLUMNS, load_release_or_empty
 def model(dbt, session):
     dbt.config(materialized="table")
     _, questions = load_release_or_empty(dbt.config.get("hctqa_release_dir"))
-    return questions[QUESTION_COLUMNS]
+    return questions[list(QUESTION_COLUMNS)]

@@ -5,4 +5,4 @@ from evaluation_py.real_import import TABLE_COLUMNS, load_release_or_empty
 def model(dbt, session):
     dbt.config(materialized="table")
     tables, _ = load_release_or_empty(dbt.config.get("hctqa_release_dir"))
-    return tables[TABLE_COLUMNS]
+    return tables[list(TABLE_COLUMNS)]

@@ -111,7 +111,7 @@ def test_composition(data):
 
 
 def test_duckdb_nullable_dtypes_are_read(data):
-    duckdb = pytest.importorskip("duckdb")
+    import duckdb
     from evaluation_py.analysis.regression import property_regression
 
     t, q, s = data

@@ -77,7 +77,7 @@ def test_oracle_answer_format():
 def test_oracle_backend_scores_one():
     from dataclasses import replace
 
-    scoring = pytest.importorskip("evaluation_py.scoring")
+    from evaluation_py import scoring
     reqs = [replace(r, answer_gt=gt) for r, gt in zip(make_requests(len(GTS), backend="oracle"), GTS)]
     got = {p.cache_key: p for p in run(get_backend("oracle", {}), reqs)}
     for r in reqs:
@@ -142,3 +142,10 @@ def test_vllm_one_chat_call_and_mapping(monkeypatch):
         assert p.response == "V " + p.question_id and p.prompt_tokens == 3 and p.completion_tokens == 2
         lp = json.loads(p.logprobs_json)
         assert lp["token"] == "V" and [t["token"] for t in lp["top_logprobs"]] == ["V", "W"]
+
+
+def test_oracle_scores_one_on_malformed_release_gts():
+    from evaluation_py.scoring import score_one
+
+    for gt in ("{-14597)", "{148304} || 1{49616}", "{Professionals} || [Craft And Related Trades Workers} || {x}"):
+        assert score_one(gt_to_answer(gt), gt)["f1"] == 1.0

@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = (ROOT.parent / "shared" / "reference" / "hctqa-real-sample"
              / "responses--gemma-2-9b-it--realHCTs.sample.jsonl")
 
-needs_reference = pytest.mark.skipif(not REFERENCE.exists(), reason=f"reference file not found: {REFERENCE}")
 
 # The table of ../shared/reference/README.md: (n, left_out, precision, recall, f1, cc).
 EXPECTED_ALL = {
@@ -59,7 +58,6 @@ def _call_cli(capsys, *args: str) -> subprocess.CompletedProcess:
 
 # ---------------------------------------------------------------- reference numbers
 
-@needs_reference
 @pytest.mark.parametrize("mode", ["paper", "strict"])
 def test_reference_all_questions_api(mode):
     row = summarize(score_frame(_reference_frame()), mode, []).iloc[0]
@@ -69,7 +67,6 @@ def test_reference_all_questions_api(mode):
     assert [round(float(row[m]), 4) for m in METRICS] == means
 
 
-@needs_reference
 def test_reference_per_dataset_paper_api():
     res = summarize(score_frame(_reference_frame()), "paper", ["dataset"]).set_index("dataset")
     assert set(res.index) == set(EXPECTED_PAPER_BY_DATASET)
@@ -79,7 +76,6 @@ def test_reference_per_dataset_paper_api():
         assert [round(float(res.loc[ds, m]), 4) for m in METRICS] == means, ds
 
 
-@needs_reference
 def test_reference_score_one_agrees_with_score_frame():
     df = _reference_frame()
     scored = score_frame(df)
@@ -90,7 +86,6 @@ def test_reference_score_one_agrees_with_score_frame():
             assert one[m] == pytest.approx(row[m], abs=1e-12)
 
 
-@needs_reference
 @pytest.mark.parametrize("mode", ["paper", "strict"])
 def test_reference_cli(mode):
     proc = _run_cli(str(REFERENCE), "--mode", mode, "--by", "dataset")
@@ -111,7 +106,6 @@ def test_reference_cli(mode):
         assert all(g["left_out"] == 0 for g in out["groups"].values())
 
 
-@needs_reference
 def test_reference_cli_without_by_has_no_groups():
     proc = _run_cli(str(REFERENCE))
     assert proc.returncode == 0, proc.stderr
@@ -121,7 +115,6 @@ def test_reference_cli_without_by_has_no_groups():
     assert out["f1"] == 0.3706
 
 
-@needs_reference
 def test_reference_details_that_fix_the_rules():
     # A trailing "||" adds an empty predicted value: "950  ||" predicts {"950", ""}.
     assert response_values("77  || 87 || 102") == {"77", "87", "102"}
