@@ -1,0 +1,44 @@
+"""Compares the stored (DuckDB) answers with SQLite running each question's transpiled SQL text."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .cross_check import compare_answers, sqlite_answers
+from .rng import stable_int
+
+SAMPLE_SIZE = 1000
+
+
+def table_frames(rows: pd.DataFrame, table_ids: set[str]) -> dict[str, pd.DataFrame]:
+    """T_REL of each table as a frame: one text column per attribute and `Value`."""
+    frames = {}
+    for tid, g in rows[rows["table_id"].isin(table_ids)].groupby("table_id", sort=False):
+        g = g.sort_values("rel_row")
+        first = g.iloc[0]
+        names = list(first["row_attributes"]) + list(first["col_attributes"])
+        frame = pd.DataFrame([list(r) + list(c) for r, c in zip(g["row_labels"], g["col_labels"])], columns=names)
+        frame["Value"] = g["value"].to_numpy()
+        frames[tid] = frame
+    return frames
+
+
+def cross_check_frame(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame, check_all: bool,
+                      seed: int) -> pd.DataFrame:
+    if not check_all and len(questions) > SAMPLE_SIZE:
+        order = questions["question_id"].map(lambda q: stable_int(seed, "cross-check", q))
+        questions = questions.assign(_o=order).nsmallest(SAMPLE_SIZE, "_o").drop(columns="_o")
+    questions = questions.sort_values("question_id")
+    expected = {qid: [list(v) for v in g.sort_values("answer_row")["answer_values"]]
+                for qid, g in answers[answers["question_id"].isin(set(questions["question_id"]))].groupby("question_id")}
+    frames = table_frames(rows, set(questions["table_id"]))
+    got = sqlite_answers(frames, zip(questions["question_id"], questions["table_id"], questions["sql"]))
+    out = []
+    for q in questions.itertuples(index=False):
+        mine, theirs = expected.get(q.question_id, []), got.get(q.question_id, [])
+        ordered = " ORDER BY " in q.sql.upper()
+        out.append((q.question_id, q.table_id, int(q.template_id), ordered, json.dumps(mine), json.dumps(theirs),
+                    compare_answers(mine, theirs, ordered)))
+    return pd.DataFrame(out, columns=["question_id", "table_id", "template_id", "ordered", "duckdb_answer",
+                                      "sqlite_answer", "agrees"])
