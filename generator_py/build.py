@@ -1,6 +1,8 @@
 """Seeds in, sampled relational tables out: the entry points the dbt Python models call."""
 from __future__ import annotations
 
+import os
+from concurrent.futures import ProcessPoolExecutor
 from typing import Optional
 
 import pandas as pd
@@ -52,7 +54,8 @@ ROWS_SCHEMA = pa.schema([
 ])
 
 
-def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variants: list[Variant], seed: int) -> pa.Table:
+def _sample_chunk(args) -> pa.Table:
+    vocab, templates, variants, seed = args
     by_key = {(t.domain, t.template_name): t for t in templates}
     cols: dict[str, list] = {f.name: [] for f in ROWS_SCHEMA}
     for v in variants:
@@ -60,6 +63,19 @@ def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variant
         for replica in range(1, v.replicas + 1):
             _append_rows(cols, t, v, sample_table(t, v, vocab[v.domain], replica, seed))
     return pa.table(cols, schema=ROWS_SCHEMA)
+
+
+def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variants: list[Variant], seed: int,
+               workers: Optional[int] = None) -> pa.Table:
+    """Every table of every variant; each table has its own RNG, so the split over workers changes nothing."""
+    workers = workers or min(2, os.cpu_count() or 1)
+    if workers <= 1 or sum(v.replicas for v in variants) < 500:
+        return _sample_chunk((vocab, templates, variants, seed))
+    size = -(-len(variants) // workers)
+    chunks = [variants[i:i + size] for i in range(0, len(variants), size)]
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(_sample_chunk, [(vocab, templates, c, seed) for c in chunks]))
+    return pa.concat_tables(parts)
 
 
 def _append_rows(cols: dict[str, list], t: TableTemplate, v: Variant, s: SampledTable) -> None:
@@ -74,20 +90,20 @@ def _append_rows(cols: dict[str, list], t: TableTemplate, v: Variant, s: Sampled
         "col_attributes": [a.name for a in s.col_attributes], "col_attribute_codes": [a.code for a in s.col_attributes],
         "col_attribute_levels": [a.level for a in s.col_attributes],
     }
-    n_cols = len(s.col_leaves)
-    for i, rl in enumerate(s.row_leaves):
-        for j, cl in enumerate(s.col_leaves):
-            for k, val in fixed.items():
-                cols[k].append(val)
-            cols["rel_row"].append(i * n_cols + j + 1)
-            cols["row_leaf"].append(i + 1)
-            cols["col_leaf"].append(j + 1)
-            cols["row_labels"].append(list(rl.labels))
-            cols["row_positions"].append(list(rl.positions))
-            cols["col_labels"].append(list(cl.labels))
-            cols["col_positions"].append(list(cl.positions))
-            cols["row_path"].append(list(rl.header_path))
-            cols["row_path_positions"].append([p for x, p in zip(rl.labels, rl.positions) if x is not None])
-            cols["col_path"].append(list(cl.header_path))
-            cols["col_path_positions"].append([p for x, p in zip(cl.labels, cl.positions) if x is not None])
-            cols["value"].append(float(s.values[i, j]))
+    n_rows, n_cols = len(s.row_leaves), len(s.col_leaves)
+    n = n_rows * n_cols
+    for k, val in fixed.items():
+        cols[k].extend([val] * n)
+    # relational rows run over row leaves, then column leaves
+    cols["rel_row"].extend(range(1, n + 1))
+    cols["row_leaf"].extend(i + 1 for i in range(n_rows) for _ in range(n_cols))
+    cols["col_leaf"].extend(list(range(1, n_cols + 1)) * n_rows)
+    row_parts = [(list(rl.labels), list(rl.positions), list(rl.header_path),
+                  [p for x, p in zip(rl.labels, rl.positions) if x is not None]) for rl in s.row_leaves]
+    col_parts = [(list(cl.labels), list(cl.positions), list(cl.header_path),
+                  [p for x, p in zip(cl.labels, cl.positions) if x is not None]) for cl in s.col_leaves]
+    for name, idx in (("row_labels", 0), ("row_positions", 1), ("row_path", 2), ("row_path_positions", 3)):
+        cols[name].extend(part[idx] for part in row_parts for _ in range(n_cols))
+    for name, idx in (("col_labels", 0), ("col_positions", 1), ("col_path", 2), ("col_path_positions", 3)):
+        cols[name].extend(part[idx] for _ in range(n_rows) for part in col_parts)
+    cols["value"].extend(s.values.reshape(-1).tolist())

@@ -1,20 +1,23 @@
 {#
-  agg_fun of every (row header group, column header group) pair: each relational row counts in every
-  pair of prefixes of its row path and its column path. A pair of two full paths is one data cell.
+  agg_fun of every (row header group, column header group) pair an HCT can show: each relational row
+  counts in every pair of prefixes of its row path and its column path (proper prefixes only on an axis
+  that shows aggregates). A pair of two full paths is one data cell.
 #}
 {% macro hct_group_values() %}
 with rel as (
-    select r.table_id, r.row_path, r.col_path, r.value, t.agg_fun
+    select r.table_id, r.row_path, r.col_path, r.value, t.agg_fun, t.row_agg_pos, t.col_agg_pos
     from {{ ref('int_relational_rows') }} as r
     inner join {{ ref('int_table_instances') }} as t using (table_id)
 ),
 
 row_prefixes as (
-    select *, unnest(range(0, len(row_path) + 1)) as i from rel
+    select *, unnest(range(case when row_agg_pos = 'none' then len(row_path) else 0 end, len(row_path) + 1)) as i
+    from rel
 ),
 
 pairs as (
-    select *, unnest(range(0, len(col_path) + 1)) as j from row_prefixes
+    select *, unnest(range(case when col_agg_pos = 'none' then len(col_path) else 0 end, len(col_path) + 1)) as j
+    from row_prefixes
 ),
 
 final as (

@@ -13,4 +13,4 @@ final as (
     select * from row_entries
 )
 
-select * from final order by table_id, axis, entry_index
+select * from final

@@ -40,4 +40,4 @@ final as (
     inner join others as o using (table_id)
 )
 
-select * from final order by table_id
+select * from final

@@ -76,4 +76,4 @@ final as (
     inner join flat as f using (table_id)
 )
 
-select * from final order by table_id
+select * from final

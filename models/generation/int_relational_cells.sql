@@ -17,4 +17,4 @@ final as (
     select table_id, rel_row, attribute_position, attribute, attribute_value, value from attributes
 )
 
-select * from final order by table_id, rel_row, attribute_position
+select * from final

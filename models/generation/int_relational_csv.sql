@@ -25,4 +25,4 @@ final as (
     group by h.table_id, h.header
 )
 
-select * from final order by table_id
+select * from final

@@ -13,4 +13,4 @@ final as (
     from sampled
 )
 
-select * from final order by table_id, rel_row
+select * from final
