@@ -41,7 +41,7 @@ def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = No
 
 
 # One CI-sized build (every domain, one replica per variant) shared by the end-to-end tests.
-CI_VARS = "{replicas: 1}"
+CI_VARS = "{replicas: 1, cross_check: true}"
 
 
 @pytest.fixture(scope="session")

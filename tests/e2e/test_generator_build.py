@@ -50,13 +50,15 @@ def test_relational_csv_has_attribute_header_and_value(ci_db):
 def _fingerprint(project) -> str:
     import duckdb
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    rows = con.execute("select table_id, html, csv, markdown, relational_csv from benchmark_tables order by table_id").fetchall()
+    tables = con.execute("select table_id, html, csv, markdown, relational_csv from benchmark_tables order by table_id").fetchall()
+    questions = con.execute("select question_id, question, sql, answer_gt from benchmark_questions order by question_id").fetchall()
     con.close()
-    return hashlib.sha256(repr(rows).encode()).hexdigest()
+    exports = [(project / "exports" / name).read_bytes() for name in ("benchmark_tables.parquet", "benchmark_questions.parquet", "hctqa_qaps.json")]
+    return hashlib.sha256(repr((tables, questions, exports)).encode()).hexdigest()
 
 
-def test_same_seed_gives_byte_identical_tables_and_another_seed_differs(tmp_path):
-    select = ["--select", "+benchmark_tables", "--exclude", "test_type:data"]
+def test_same_seed_gives_byte_identical_outputs_and_another_seed_differs(tmp_path):
+    select = ["--select", "+benchmark_exports", "--exclude", "test_type:data"]
     a = copy_project(tmp_path / "a")
     b = copy_project(tmp_path / "b")
     run_dbt(a, "build", *select, "--vars", "{replicas: 1, domains: [accidents, weather]}")
