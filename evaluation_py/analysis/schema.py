@@ -1,59 +1,17 @@
 """Names shared by the analysis modules: property columns, their hierarchy, metrics.
 
-The table-property names follow ``../shared/PROPERTIES.md`` (23 booleans). When
-``evaluation_py.properties`` exists and exposes the list, that list wins; the
-fallback below is the same list in the same order.
+The table-property names follow ``../shared/PROPERTIES.md`` (23 booleans) and live in
+``evaluation_py.properties``.
 """
 
 from __future__ import annotations
+
+from evaluation_py.properties import TABLE_PROPERTY_COLUMNS  # re-exported for the analysis modules
 
 METRICS: tuple[str, ...] = ("precision", "recall", "f1", "cc")
 
 POOLED: str = "__pooled__"
 
-_FALLBACK_TABLE_PROPERTY_COLUMNS: tuple[str, ...] = (
-    "column_nesting",
-    "balanced_column_nesting",
-    "unbalanced_column_nesting",
-    "symmetric_column_nesting",
-    "asymmetric_column_nesting",
-    "row_nesting",
-    "balanced_row_nesting",
-    "unbalanced_row_nesting",
-    "symmetric_row_nesting",
-    "asymmetric_row_nesting",
-    "column_aggregation",
-    "global_column_aggregation",
-    "local_column_aggregation",
-    "explicit_column_aggregation",
-    "implicit_column_aggregation",
-    "row_aggregation",
-    "global_row_aggregation",
-    "local_row_aggregation",
-    "explicit_row_aggregation",
-    "implicit_row_aggregation",
-    "row_group_label",
-    "split_header_cell",
-    "standard_relational_table",
-)
-
-
-def table_property_columns() -> tuple[str, ...]:
-    """The 23 table-property column names (project list if available, else the fallback)."""
-    try:  # the shared module is written by another part of the project
-        from evaluation_py import properties as _p  # type: ignore
-
-        cols = getattr(_p, "TABLE_PROPERTY_COLUMNS", None)
-        if cols is None and isinstance(getattr(_p, "TABLE_PROPERTIES", None), dict):
-            cols = list(_p.TABLE_PROPERTIES.values())
-        if cols and all(isinstance(c, str) for c in cols):
-            return tuple(cols)
-    except Exception:  # noqa: BLE001 - any import problem means: use the fallback
-        pass
-    return _FALLBACK_TABLE_PROPERTY_COLUMNS
-
-
-TABLE_PROPERTY_COLUMNS: tuple[str, ...] = table_property_columns()
 
 # Parent flag -> its children (a child implies its parent).
 TABLE_PARENTS: dict[str, tuple[str, ...]] = {
