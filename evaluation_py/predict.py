@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import pandas as pd
 
@@ -66,13 +66,44 @@ def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys
             finally:
                 backend.close()
         answered = store.get([r.cache_key for r in todo]) if todo else None
+    return _prediction_frame(answered)
+
+
+def predict_pending(request_keys: Iterable[str], skip_keys: set[str], store_path: str | Path,
+                    make_inputs: Callable[[], tuple[list[ModelSpec], list[PredictionRequest]]],
+                    progress: bool = True) -> pd.DataFrame:
+    """`predict` for a build whose requests are known by key (the eval_requests table).
+
+    The full requests (`make_inputs()`: specs and requests, prompts rendered) are built only when the
+    store lacks an answer for some key not in `skip_keys`; otherwise the answers come from the store
+    directly, as `predict` would return them, and nothing is rendered or sent.
+    """
+    todo = [k for k in dict.fromkeys(request_keys) if k not in skip_keys]
+    answered = None
+    if todo:
+        with PredictionStore(store_path) as store:
+            if len(store.answered_keys(todo)) < len(todo):
+                specs, requests = make_inputs()
+            else:
+                answered = store.get(todo)
+        if answered is None:
+            return predict(specs, requests, skip_keys, store_path, progress=progress)
+    return _prediction_frame(answered)
+
+
+def _prediction_frame(answered: pd.DataFrame | None) -> pd.DataFrame:
     if answered is None or len(answered) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
     return answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
 
 
 def errors_table(requests: list[PredictionRequest], store_path: str | Path) -> pd.DataFrame:
-    keys = {r.cache_key for r in requests}
+    return errors_table_for_keys({r.cache_key for r in requests}, store_path)
+
+
+def errors_table_for_keys(keys: Iterable[str], store_path: str | Path) -> pd.DataFrame:
+    """Store errors of the requests with these keys (the requests of this build)."""
+    keys = set(keys)
     with PredictionStore(store_path) as store:
         errors = store.errors()
     if errors is None or len(errors) == 0:
@@ -80,9 +111,12 @@ def errors_table(requests: list[PredictionRequest], store_path: str | Path) -> p
     return errors[errors["cache_key"].isin(keys)].reset_index(drop=True)
 
 
+SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt", "answer_n_values")
+
+
 def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
     """One row per request and scoring mode; a request without an answer scores 0 (strict) / left out (paper)."""
-    q = questions[["question_id", "source", "dataset", "template_id", "answer_gt", "answer_n_values"]]
+    q = questions[list(SCORE_QUESTION_COLUMNS)]
     merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
     scored = score_frame(merged, response_col="response", gt_col="answer_gt")
     scored["n_values_given"] = scored["response"].map(_n_values)

@@ -14,33 +14,42 @@ RENDERING_COLUMN = {"html": "html", "csv": "csv", "markdown": "markdown"}
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The model's questions: its sources, then a seeded sample stable across runs and scales."""
+    """The model's questions: its sources, then a seeded sample stable across runs and scales.
+
+    The sample order depends on the seed and the question only (not on the model), so models with the
+    same `sources` and `sample` answer the same questions and a smaller sample is part of a larger one:
+    their scores compare on equal terms.
+    """
     from generator_py.rng import stable_int
 
     q = questions
     if spec.sources:
         q = q[q["source"].isin(spec.sources)]
     if spec.sample is not None and len(q) > spec.sample:
-        order = q["question_id"].map(lambda qid: stable_int(seed, spec.name, qid))
+        order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
     return q.sort_values(["table_id", "question_id"])
 
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int) -> list[PredictionRequest]:
     chosen = select_questions(spec, questions, seed)
-    tables = tables.set_index("table_id")
     params = resolve_params(spec.params) if spec.backend in ("openai", "vllm") else dict(spec.params)
+    # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
+    table_ids = tables["table_id"].tolist()
+    html_of = dict(zip(table_ids, tables["html"].tolist()))
+    rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist(),
+                    chosen["answer_gt"].tolist()))
     out = []
     for table_format in spec.formats:
         column = RENDERING_COLUMN[table_format]
-        for row in chosen.itertuples(index=False):
-            table_text = tables.at[row.table_id, column]
-            messages = build_messages(table_text, table_format, row.question, system_role=spec.system_role)
+        text_of = html_of if column == "html" else dict(zip(table_ids, tables[column].tolist()))
+        for question_id, table_id, question, answer_gt in rows:
+            messages = build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
             key = make_cache_key(spec.name, spec.backend, spec.model, params, messages)
             out.append(PredictionRequest(
-                cache_key=key, question_id=row.question_id, table_id=row.table_id, model_name=spec.name,
+                cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
                 backend=spec.backend, model=spec.model, table_format=table_format, messages=messages, params=params,
-                question=row.question, table_html=tables.at[row.table_id, "html"], answer_gt=row.answer_gt))
+                question=question, table_html=html_of[table_id], answer_gt=answer_gt))
     return out
 
 

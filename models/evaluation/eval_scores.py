@@ -1,8 +1,8 @@
 """Precision, recall, F1 and complete containment of every request, in both scoring modes."""
-from evaluation_py.predict import scores_table
+from evaluation_py.predict import SCORE_QUESTION_COLUMNS, scores_table
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return scores_table(dbt.ref("eval_requests").df(), dbt.ref("eval_predictions").df(),
-                        dbt.ref("benchmark_questions").df())
+    questions = dbt.ref("benchmark_questions").project(", ".join(SCORE_QUESTION_COLUMNS)).df()
+    return scores_table(dbt.ref("eval_requests").df(), dbt.ref("eval_predictions").df(), questions)

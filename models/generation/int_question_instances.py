@@ -5,8 +5,10 @@ from generator_py.question_build import generate_all, relational_tables
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    # ordered: question generation draws from this list, so its order is part of the seed's outcome
     aggregates = (dbt.ref("int_hct_cells").filter("role = 'aggregate'")
-                  .project("table_id, row_group, col_group, value").distinct().df())
+                  .project("table_id, row_group, col_group, value").distinct()
+                  .order("table_id, row_group, col_group").df())
     tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates)
     return generate_all(tables, dbt.ref("stg_nl_templates").df(), dbt.ref("stg_nl_table_meanings").df(),
                         dbt.ref("stg_domain_attributes").df(), int(parse_config(dbt.config.get("seed"))))

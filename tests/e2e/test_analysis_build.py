@@ -1,0 +1,94 @@
+"""End-to-end: the analysis models and the report of a build with the HCT-QA release sample replayed.
+
+Uses the build of test_evaluation_build.py (release sample imported, gemma-2-9b-it's published
+responses replayed on its 194 real questions; one synthetic domain, one replica), made once a session.
+"""
+from __future__ import annotations
+
+import struct
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import duckdb
+import pytest
+
+from test_evaluation_build import release_build_project
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+@pytest.fixture(scope="module")
+def release_build(tmp_path_factory) -> Path:
+    return release_build_project(tmp_path_factory)
+
+
+def _rows(project: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_property_regression_of_gemma_uses_all_real_questions_and_tables(release_build):
+    rows = _rows(release_build, """
+        select property_kind, metric, n_questions, n_tables from analysis_property_regression
+        where model_name = 'gemma' and dropped_reason is null""")
+    assert rows, "no estimated regression rows for gemma"
+    assert {kind for kind, *_ in rows} == {"table", "question"}
+    assert {metric for _, metric, *_ in rows} >= {"f1", "cc"}
+    assert {(n_q, n_t) for _, _, n_q, n_t in rows} == {(194, 38)}
+
+
+class _Refs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        for name, value in attrs:
+            if name in ("src", "href") and value:
+                self.refs.append(value)
+
+
+def test_report_references_only_existing_files(release_build):
+    reports = release_build / "reports"
+    index = reports / "index.html"
+    assert index.is_file()
+    parser = _Refs()
+    parser.feed(index.read_text(encoding="utf-8"))
+    local = [r for r in parser.refs if not urlparse(r).scheme and not r.startswith("#")]
+    assert any(r.endswith(".png") for r in local), "the report shows no figure"
+    missing = [r for r in local if not (reports / unquote(urlparse(r).path)).is_file()]
+    assert not missing, f"index.html references files that do not exist: {missing}"
+    # Every figure the build wrote is shown, and the analysis_report model lists what is on disk.
+    figures = sorted(p.name for p in (reports / "figures").glob("*.png"))
+    shown = sorted(Path(urlparse(r).path).name for r in local if r.endswith(".png"))
+    assert shown == figures
+    listed = _rows(release_build, "select path, bytes from analysis_report")
+    for path, size in listed:
+        on_disk = release_build / path if not Path(path).is_absolute() else Path(path)
+        assert on_disk.is_file() and on_disk.stat().st_size == size, path
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE, f"{path.name}: not a PNG"
+    assert data[12:16] == b"IHDR", f"{path.name}: no IHDR chunk first"
+    assert data[-12:] == PNG_END, f"{path.name}: truncated (no IEND chunk at the end)"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_every_figure_is_a_readable_png_of_useful_size(release_build):
+    pngs = sorted((release_build / "reports" / "figures").glob("*.png"))
+    assert len(pngs) >= 5
+    for path in pngs:
+        width, height = _png_size(path)
+        assert width >= 300 and height >= 200, (path.name, width, height)
+    mpimg = pytest.importorskip("matplotlib.image")
+    for path in pngs:  # the whole image decodes
+        pixels = mpimg.imread(str(path))
+        assert pixels.shape[:2] == _png_size(path)[::-1], path.name
+

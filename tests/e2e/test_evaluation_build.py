@@ -1,0 +1,315 @@
+"""End-to-end: the evaluation models in real `dbt build`s at small scale.
+
+Covers the default baselines, the openai backend over real HTTP against the fake OpenAI server
+(faults, bounded concurrency, the cache making a rebuild free, failed requests retried next build),
+a build killed mid-run and resumed, the replay backend on the HCT-QA release sample reproducing the
+published scores, and bad `eval_models` entries.
+
+The benchmark (one domain, one replica) is built once per module, without its tests; each test builds
+the evaluation models on a copy of it. Singular data tests (tests/data: quality checks of the
+generated benchmark, covered by test_generator_build) are left out of these builds.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from conftest import REFERENCE, copy_project, dbt_executable, run_dbt
+
+SEED = 42
+SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
+RELEASE_DIR = REFERENCE / "hctqa-real-sample"
+GEMMA_RESPONSES = RELEASE_DIR / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
+NO_SINGULAR = ("--exclude", "test_type:singular")
+CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
+
+
+def build_vars(**extra) -> str:
+    """dbt `--vars` text (JSON is YAML) for the small scale plus `extra`."""
+    return json.dumps({**SMALL, **extra})
+
+
+def query(project: Path, sql: str, params=None) -> list[tuple]:
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def clone(base: Path, dest: Path) -> Path:
+    """A copy of a built project (its database and target/ included, no cache or reports)."""
+    shutil.copytree(base, dest, ignore=CLONE_IGNORE)
+    return dest
+
+
+def requests_for(project: Path, eval_models: list[dict]):
+    """The prediction requests a build with `eval_models` makes, computed from the built benchmark."""
+    from evaluation_py.dbt_inputs import eval_inputs
+
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        questions = con.execute("select * from benchmark_questions").df()
+        tables = con.execute("select * from benchmark_tables").df()
+    finally:
+        con.close()
+    return eval_inputs(questions, tables, repr(eval_models), str(SEED)).requests
+
+
+def server_key(request) -> str:
+    """What the fake server calls a request: its last user message."""
+    from evaluation_py.testing.fake_openai_server import last_user_message
+
+    return last_user_message(list(request.messages))
+
+
+def store_keys(project: Path) -> set[str]:
+    path = project / "cache" / "predictions.sqlite"
+    if not path.exists():
+        return set()
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        return {k for (k,) in con.execute("select cache_key from predictions")}
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return set()
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def benchmark_base(tmp_path_factory) -> Path:
+    """The small benchmark (accidents, one replica), built once; tests build the evaluation on copies."""
+    project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
+            "--vars", build_vars())
+    return project
+
+
+_RELEASE_BUILD: dict[str, Path] = {}
+
+
+def release_build_project(tmp_path_factory) -> Path:
+    """One full build with the release sample imported and gemma's published responses replayed.
+
+    Shared with tests/e2e/test_analysis_build.py (same session: built once).
+    """
+    if "project" not in _RELEASE_BUILD:
+        project = copy_project(tmp_path_factory.mktemp("release") / "project")
+        gemma = {"name": "gemma", "backend": "replay", "path": str(GEMMA_RESPONSES), "sources": ["real"]}
+        run_dbt(project, "build", *NO_SINGULAR, "--vars",
+                build_vars(hctqa_release_dir=str(RELEASE_DIR), eval_models=[gemma]))
+        _RELEASE_BUILD["project"] = project
+    return _RELEASE_BUILD["project"]
+
+
+@pytest.fixture(scope="session")
+def release_build(tmp_path_factory) -> Path:
+    return release_build_project(tmp_path_factory)
+
+
+# ---------------------------------------------------------------------------------------------- 1. baselines
+def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_base, tmp_path):
+    project = clone(benchmark_base, tmp_path / "p")
+    run_dbt(project, "build", "--select", "models/evaluation", "--vars", build_vars())
+
+    models = {m for (m,) in query(project, "select distinct model_name from eval_summary")}
+    assert models == {"oracle", "header_match"}
+    oracle = query(project, """
+        select level, mode, precision, recall, f1, cc from eval_summary where model_name = 'oracle'""")
+    assert {(lvl, mode) for lvl, mode, *_ in oracle} == {
+        (lvl, mode) for lvl in ("overall", "source", "dataset", "template") for mode in ("strict", "paper")}
+    for level, mode, *values in oracle:
+        assert values == [1.0, 1.0, 1.0, 1.0], (level, mode, values)
+
+    templates = {t for (t,) in query(project, "select distinct template_id from benchmark_questions")}
+    for mode in ("strict", "paper"):
+        got = query(project, """
+            select template_id, n from eval_summary
+            where model_name = 'header_match' and level = 'template' and mode = ?""", [mode])
+        assert {t for t, _ in got} == templates
+        assert all(n > 0 for _, n in got)
+    (n_overall,) = query(project, """
+        select n from eval_summary where model_name = 'header_match' and level = 'overall' and mode = 'strict'""")[0]
+    (n_questions,) = query(project, "select count(*) from benchmark_questions")[0]
+    assert n_overall == min(3000, n_questions)
+
+
+# ---------------------------------------------------------------------------------------------- 2. openai
+def test_openai_backend_faults_concurrency_cache_and_retry_of_failures(benchmark_base, tmp_path):
+    from evaluation_py.backends.oracle_backend import gt_to_answer
+    from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
+
+    project = clone(benchmark_base, tmp_path / "p")
+    entry = {"name": "fake", "backend": "openai", "model": "m", "sample": 40, "concurrency": 4,
+             "max_retries": 2, "backoff_base_s": 0.05, "backoff_max_s": 0.2, "timeout_s": 20}
+    requests = requests_for(project, [{**entry, "base_url": "http://unused/v1"}])
+    assert len(requests) == 40
+    keys = [server_key(r) for r in requests]
+    assert len(set(keys)) == 40
+    by_key = dict(zip(keys, requests))
+    k429, k500, kdrop, kfail = keys[3], keys[11], keys[19], keys[27]
+    script = {k429: ["429"], k500: ["500", "500"], kdrop: ["drop"], kfail: ["500"] * 50}
+    answers = {k: gt_to_answer(r.answer_gt) for k, r in by_key.items()}
+
+    with FakeOpenAIServer(script=script, responses=answers, retry_after="1") as srv:
+        entry["base_url"] = srv.base_url
+        args = ("build", "--select", "models/evaluation", "--vars", build_vars(eval_models=[entry]))
+
+        # First build: every fault but the permanent one is retried to an answer.
+        run_dbt(project, *args)
+        stats = srv.stats()
+        assert stats["max_in_flight"] <= 4
+        assert stats["faults"] == {"429": 1, "500": 2 + 3, "drop": 1}
+        assert stats["requests"] == 40 + 1 + 2 + 1 + 2  # the failing key: 3 attempts (max_retries 2)
+        assert query(project, "select count(*), count(distinct cache_key) from eval_requests")[0] == (40, 40)
+        assert query(project, "select count(*), count(distinct cache_key) from eval_predictions")[0] == (39, 39)
+        failed = by_key[kfail].cache_key
+        assert query(project, "select count(*) from eval_predictions where cache_key = ?", [failed])[0][0] == 0
+        assert query(project, "select cache_key, error_kind, attempts from eval_prediction_errors") == [
+            (failed, "http_500", 3)]
+        attempts = dict(query(project, "select cache_key, attempts from eval_predictions"))
+        assert attempts[by_key[k429].cache_key] == 2
+        assert attempts[by_key[k500].cache_key] == 3
+        assert attempts[by_key[kdrop].cache_key] == 2
+        responses = dict(query(project, "select cache_key, response from eval_predictions"))
+        assert responses[by_key[k429].cache_key] == answers[k429]
+        assert query(project, "select count(*) from eval_scores where model_name = 'fake'")[0][0] == 80
+        strict = query(project, """
+            select n, f1 from eval_summary where model_name = 'fake' and level = 'overall' and mode = 'strict'""")
+        assert strict[0][0] == 40 and strict[0][1] == pytest.approx(39 / 40)
+
+        # Second build: only the failed request is sent again (the server now answers it).
+        srv.script.pop(kfail)
+        srv.reset_counters()
+        run_dbt(project, *args)
+        stats = srv.stats()
+        assert stats["requests"] == 1 and set(srv.attempts) == {kfail}
+        assert query(project, "select count(*), count(distinct cache_key) from eval_predictions")[0] == (40, 40)
+        assert query(project, "select count(*) from eval_prediction_errors")[0][0] == 0
+
+        # Third build, same vars: everything is cached, nothing is sent, nothing is added.
+        srv.reset_counters()
+        run_dbt(project, *args)
+        assert srv.stats()["requests"] == 0
+        assert query(project, "select count(*), count(distinct cache_key) from eval_predictions")[0] == (40, 40)
+        strict = query(project, """
+            select n, f1 from eval_summary where model_name = 'fake' and level = 'overall' and mode = 'strict'""")
+        assert strict == [(40, 1.0)]
+
+
+# ---------------------------------------------------------------------------------------------- 3. interrupted
+def test_killed_build_resumes_without_resending_stored_answers(benchmark_base, tmp_path):
+    from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
+
+    project = clone(benchmark_base, tmp_path / "p")
+    entry = {"name": "slow", "backend": "openai", "model": "m", "sample": 60, "concurrency": 2}
+    requests = requests_for(project, [{**entry, "base_url": "http://unused/v1"}])
+    assert len({r.cache_key for r in requests}) == 60
+    key_of = {r.cache_key: server_key(r) for r in requests}
+
+    with FakeOpenAIServer(latency_s=0.4) as srv:
+        entry["base_url"] = srv.base_url
+        args = ["build", "--select", "models/evaluation", "--vars", build_vars(eval_models=[entry])]
+        env = dict(os.environ, HCTQA_DUCKDB_PATH=str(project / "hctqa.duckdb"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+        proc = subprocess.Popen([dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
+                                cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 240
+            while not store_keys(project):
+                assert proc.poll() is None, "dbt finished before any prediction was stored"
+                assert time.monotonic() < deadline, "no prediction stored in time"
+                time.sleep(0.1)
+            os.killpg(proc.pid, signal.SIGKILL)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        stored = store_keys(project)
+        assert 0 < len(stored) < 60
+        assert srv.stats()["max_in_flight"] <= 2
+
+        srv.reset_counters()
+        run_dbt(project, *args)
+        stats = srv.stats()
+        missing = set(key_of) - stored
+        # The rerun sent exactly the requests the store lacked, each once, and none it had.
+        assert stats["requests"] == len(missing)
+        assert set(srv.attempts) == {key_of[k] for k in missing}
+        assert not set(srv.attempts) & {key_of[k] for k in stored}
+        assert stats["requests"] + len(stored) == 60  # unique keys, no faults
+    assert query(project, "select count(*), count(distinct cache_key) from eval_predictions")[0] == (60, 60)
+    assert {k for (k,) in query(project, "select cache_key from eval_predictions")} == set(key_of)
+    assert len(store_keys(project)) == 60
+
+
+# ---------------------------------------------------------------------------------------------- 4. replay
+PAPER_BY_DATASET = {  # the reference README: dataset -> (questions, precision, recall, F1, CC)
+    "psa": (93, 0.4182, 0.4138, 0.3870, 0.2907),
+    "arxiv": (27, 0.1605, 0.1442, 0.1327, 0.1111),
+    "census": (16, 0.1429, 0.1905, 0.1599, 0.1429),
+    "pak": (58, 0.5367, 0.5250, 0.5080, 0.3621),
+}
+
+
+def _summary(project: Path, **where) -> list[tuple]:
+    cond = " and ".join(f"{k} = ?" for k in where)
+    return query(project, f"""select n, left_out, precision, recall, f1, cc, dataset from eval_summary
+                               where model_name = 'gemma' and {cond} order by dataset""", list(where.values()))
+
+
+def test_replay_of_release_responses_reproduces_published_scores(release_build):
+    project = release_build
+    (n_real,) = query(project, "select count(*) from benchmark_questions where source = 'real'")[0]
+    assert n_real == 194
+    assert query(project, "select count(*) from eval_predictions where model_name = 'gemma'")[0][0] == 194
+    for mode, expected in (("paper", (194, 9, 0.3969, 0.3924, 0.3706, 0.2757)),
+                           ("strict", (194, 0, 0.3785, 0.3742, 0.3534, 0.2629))):
+        for level in ("overall", "source"):
+            rows = _summary(project, mode=mode, level=level)
+            assert len(rows) == 1, (mode, level, rows)
+            n, left_out, *scores, _ = rows[0]
+            assert (n, left_out) == expected[:2], (mode, level)
+            assert [round(s, 4) for s in scores] == list(expected[2:]), (mode, level)
+    rows = _summary(project, mode="paper", level="dataset")
+    got = {ds: (n, *[round(s, 4) for s in scores]) for n, _, *scores, ds in rows}
+    assert got == PAPER_BY_DATASET
+
+
+# ---------------------------------------------------------------------------------------------- sampling
+def test_models_with_the_same_sample_answer_the_same_questions(benchmark_base, tmp_path):
+    project = clone(benchmark_base, tmp_path / "p")
+    eval_models = [{"name": "a", "backend": "oracle", "sample": 30}, {"name": "b", "backend": "header_match", "sample": 30},
+                   {"name": "c", "backend": "oracle", "sample": 60}]
+    run_dbt(project, "build", "--select", "eval_requests", "--vars", build_vars(eval_models=eval_models))
+    chosen = {m: set(q) for m, q in query(project, "select model_name, list(question_id) from eval_requests group by 1")}
+    assert len(chosen["a"]) == 30 and chosen["a"] == chosen["b"]
+    assert len(chosen["c"]) == 60 and chosen["a"] < chosen["c"]
+
+
+# ---------------------------------------------------------------------------------------------- 5. bad config
+@pytest.mark.parametrize("bad_entry, message", [
+    ({"name": "mystery", "backend": "no_such_backend"}, "unknown backend 'no_such_backend'"),
+    ({"backend": "oracle"}, "missing model name"),
+    ("just-a-string", "must be a mapping"),
+], ids=["unknown-backend", "missing-name", "not-a-mapping"])
+def test_bad_eval_models_entry_fails_naming_the_entry(benchmark_base, bad_entry, message):
+    # Read-only for the benchmark: the failing model writes nothing, so the base is used directly.
+    eval_models = [{"name": "oracle", "backend": "oracle"}, bad_entry]
+    proc = run_dbt(benchmark_base, "build", "--select", "eval_requests", "--vars", build_vars(eval_models=eval_models),
+                   check=False)
+    assert proc.returncode != 0
+    out = proc.stdout
+    assert "eval_models entry 2" in out, out[-3000:]
+    assert message in out, out[-3000:]
+    assert repr(bad_entry) in out, out[-3000:]
