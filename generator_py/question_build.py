@@ -1,71 +1,220 @@
-"""From built relational tables (as DuckDB hands them over) to question instances, in parallel."""
+"""From built relational tables (as DuckDB hands them over) to question instances, in parallel.
+
+Tables travel as plain Python rows: `relational_tables` reads the DuckDB frames once into tuples (no
+per-table pandas frame is built unless something reads `.frame`), and `generate_all` sends workers compact
+tuples and gets rows back as tuples. Output does not depend on the number of workers: every table draws
+from its own seeded RNG and rows are sorted by question_id.
+"""
 from __future__ import annotations
 
+import gc
 import json
 import os
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
-from typing import Iterable
+from typing import Optional, Sequence
 
 import pandas as pd
 import pyarrow as pa
 
-from .questions import generate_questions, load_domain_nl
+from .questions import METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, generate_questions, load_domain_nl
+from .questions.spec import VALUE, Rows
 from .relational import RelationalTable, ShownAggregate, TableAttribute
+
+# columns of int_question_instances, in order
+COLUMNS = (("question_id", "table_id", "template_id", "phrasing", "question", "sql", "sql_literals", "spec_json",
+            "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id") + QUESTION_PROPERTY_COLUMNS)
+
+_FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
+           "agg_name", "shown_aggregates")
+
+
+class PlainRelationalTable(RelationalTable):
+    """A RelationalTable holding its rows as plain tuples (`plain_rows`: attribute labels or None in the order
+    of `attributes`, then the float Value); the pandas `frame` is built on first access only."""
+
+    def __init__(self, table_id: str, domain: str, template_name: str, value_name: str,
+                 attributes: tuple, plain_rows: list, value_is_integer: bool, agg_fun: str, agg_name: str,
+                 shown_aggregates: tuple):
+        for k, v in zip(_FIELDS, (table_id, domain, template_name, value_name, attributes, value_is_integer,
+                                  agg_fun, agg_name, shown_aggregates)):
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "plain_rows", plain_rows)
+
+    @property
+    def frame(self) -> pd.DataFrame:  # type: ignore[override]
+        f = self.__dict__.get("_frame")
+        if f is None:
+            names = [a.name for a in self.attributes]
+            f = pd.DataFrame([r[:-1] for r in self.plain_rows], columns=names)
+            f[VALUE] = [r[-1] for r in self.plain_rows]
+            object.__setattr__(self, "_frame", f)
+        return f
+
+
+def _text(v, canon: dict):
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    v = str(v)
+    return canon.setdefault(v, v)
 
 
 def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: pd.DataFrame) -> list[RelationalTable]:
-    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells."""
-    rows_by_table = {tid: g for tid, g in rows.groupby("table_id", sort=False)}
-    aggs_by_table = {tid: g for tid, g in aggregates.groupby("table_id", sort=False)}
-    out = []
-    for t in instances.itertuples(index=False):
+    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells.
+
+    Shown aggregates of a table are sorted by (row_group, col_group), so that the result does not depend on
+    the order in which DuckDB returns them (a DISTINCT query has none).
+    """
+    canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
+    by_table: dict[str, list] = {}
+    for tid, rel, rl, cl, v in zip(rows["table_id"].tolist(), rows["rel_row"].tolist(), rows["row_labels"].tolist(),
+                                   rows["col_labels"].tolist(), rows["value"].tolist()):
+        rec = [_text(x, canon) for x in rl]
+        rec.extend(_text(x, canon) for x in cl)
+        rec.append(float(v))
+        by_table.setdefault(tid, []).append((rel, tuple(rec)))
+    aggs_by_table: dict[str, list] = {}
+    for tid, rg, cg, v in zip(aggregates["table_id"].tolist(), aggregates["row_group"].tolist(),
+                              aggregates["col_group"].tolist(), aggregates["value"].tolist()):
+        aggs_by_table.setdefault(tid, []).append(
+            ShownAggregate(tuple(_text(x, canon) for x in rg), tuple(_text(x, canon) for x in cg), float(v)))
+    out: list[RelationalTable] = []
+    cols = ["table_id", "domain", "template_name", "value_name", "value_is_integer", "agg_fun", "agg_name",
+            "row_attributes", "row_attribute_codes", "row_attribute_levels",
+            "col_attributes", "col_attribute_codes", "col_attribute_levels"]
+    for (tid, domain, template_name, value_name, value_is_integer, agg_fun, agg_name,
+         rnames, rcodes, rlevels, cnames, ccodes, clevels) in zip(*(instances[c].tolist() for c in cols)):
         attributes = tuple(
-            TableAttribute(name, code, int(level), axis, depth + 1)
-            for axis, names, codes, levels in (
-                ("row", t.row_attributes, t.row_attribute_codes, t.row_attribute_levels),
-                ("col", t.col_attributes, t.col_attribute_codes, t.col_attribute_levels))
+            TableAttribute(str(name), str(code), int(level), axis, depth + 1)
+            for axis, names, codes, levels in (("row", rnames, rcodes, rlevels), ("col", cnames, ccodes, clevels))
             for depth, (name, code, level) in enumerate(zip(names, codes, levels)))
-        g = rows_by_table[t.table_id].sort_values("rel_row")
-        labels = [list(r) + list(c) for r, c in zip(g["row_labels"], g["col_labels"])]
-        frame = pd.DataFrame(labels, columns=[a.name for a in attributes])
-        frame["Value"] = g["value"].to_numpy()
-        shown = tuple(
-            ShownAggregate(tuple(a.row_group), tuple(a.col_group), float(a.value))
-            for a in aggs_by_table.get(t.table_id, pd.DataFrame(columns=["row_group", "col_group", "value"])).itertuples())
-        out.append(RelationalTable(t.table_id, t.domain, t.template_name, t.value_name, attributes, frame,
-                                   bool(t.value_is_integer), t.agg_fun, t.agg_name, shown))
+        recs = by_table.get(tid, [])
+        recs.sort(key=lambda r: r[0])
+        shown = tuple(sorted(aggs_by_table.get(tid, ()), key=lambda a: (a.row_group, a.col_group, a.value)))
+        out.append(PlainRelationalTable(str(tid), str(domain), str(template_name), str(value_name), attributes,
+                                        [r for _, r in recs], bool(value_is_integer), str(agg_fun), str(agg_name),
+                                        shown))
+    return out
+
+
+# ------------------------------------------------------------------ generation
+
+
+def _compact(t: RelationalTable) -> tuple:
+    """A table as plain tuples (cheap to pickle)."""
+    rows = getattr(t, "plain_rows", None)
+    if rows is None:
+        rows = Rows.from_frame(t.frame, [a.name for a in t.attributes]).rows
+    return (t.table_id, t.domain, t.template_name, t.value_name,
+            tuple((a.name, a.code, a.level, a.axis, a.depth) for a in t.attributes), rows, t.value_is_integer,
+            t.agg_fun, t.agg_name, tuple((a.row_group, a.col_group, a.value) for a in t.shown_aggregates))
+
+
+def _uncompact(c: tuple) -> PlainRelationalTable:
+    (tid, domain, template_name, value_name, attrs, rows, value_is_integer, agg_fun, agg_name, shown) = c
+    return PlainRelationalTable(tid, domain, template_name, value_name, tuple(TableAttribute(*a) for a in attrs),
+                                rows, value_is_integer, agg_fun, agg_name, tuple(ShownAggregate(*s) for s in shown))
+
+
+# json.dumps(spec, sort_keys=True) and json.dumps(answer_rows, default=str), with the encoders built once
+_SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
+_ANSWER_JSON = json.JSONEncoder(default=str).encode
+
+
+def _question_rows(table: RelationalTable, nl, seed: int) -> list[tuple]:
+    out = []
+    for q in generate_questions(table, nl, seed, rows=getattr(table, "plain_rows", None)):
+        md, pr = q.metadata, q.properties
+        out.append((q.question_id, q.table_id, q.template_id, q.phrasing, q.question, q.sql, q.sql_literals,
+                    _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
+                   + tuple(md[c] for c in COLUMNS[9:9 + len(METADATA_COLUMNS) - 1])
+                   + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS))
+    return out
+
+
+@contextmanager
+def _young_gc():
+    """Run the cyclic GC by hand on young objects only, once per table (call the yielded function).
+
+    sqlglot ASTs are reference cycles (parent links), so the GC must run, but its automatic full
+    collections rescan every question row built so far and cost about a quarter of the generation time.
+    A generation-0 collection after each table frees that table's dead ASTs and moves the rows kept
+    to an older generation, which is not scanned again until the automatic GC is back on.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield lambda: gc.collect(0)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(nls: dict, seed: int) -> None:
+    gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
+    _WORKER["nls"] = nls
+    _WORKER["seed"] = seed
+
+
+def _work(chunk: list[tuple]) -> list[tuple]:
+    nls, seed = _WORKER["nls"], _WORKER["seed"]
+    out: list[tuple] = []
+    with _young_gc() as collect:
+        for c in chunk:
+            t = _uncompact(c)
+            out.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed))
+            collect()
     return out
 
 
 def _generate_chunk(args) -> list[dict]:
+    """Question rows (dicts of COLUMNS) of `tables`; args = (tables, (nl_templates, meanings, attributes), seed)."""
     tables, nl_frames, seed = args
-    nl_cache = {}
-    out = []
-    for table in tables:
-        key = (table.domain, table.template_name)
-        if key not in nl_cache:
-            nl_cache[key] = load_domain_nl(*nl_frames, table.domain, table.template_name)
-        for q in generate_questions(table, nl_cache[key], seed):
-            row = {"question_id": q.question_id, "table_id": q.table_id, "template_id": q.template_id,
-                   "phrasing": q.phrasing, "question": q.question, "sql": q.sql,
-                   "spec_json": json.dumps(q.spec, sort_keys=True),
-                   "py_answer_json": json.dumps(q.answer_rows, default=str)}
-            row.update(q.metadata)
-            row.update(q.properties)
-            out.append(row)
-    return out
+    nls = {k: load_domain_nl(*nl_frames, *k) for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
+    return [dict(zip(COLUMNS, r)) for t in tables for r in _question_rows(t, nls[(t.domain, t.template_name)], seed)]
+
+
+def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
+    """Indices of `tables` in `n` chunks of about equal work (greedy on the number of relational rows)."""
+    def size(t):
+        rows = getattr(t, "plain_rows", None)
+        return 40 + (len(rows) if rows is not None else len(t.frame))
+    loads = [0] * n
+    out: list[list[int]] = [[] for _ in range(n)]
+    for i in sorted(range(len(tables)), key=lambda i: -size(tables[i])):
+        k = min(range(n), key=loads.__getitem__)
+        out[k].append(i)
+        loads[k] += size(tables[i])
+    return [sorted(c) for c in out if c]
+
+
+def _to_arrow(rows: list[tuple]) -> pa.Table:
+    if not rows:
+        return pa.Table.from_pylist([])
+    return pa.table({name: pa.array(list(col)) for name, col in zip(COLUMNS, zip(*rows))})
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
-                 attributes: pd.DataFrame, seed: int, workers: int | None = None) -> pa.Table:
-    """Questions of every table; order and content do not depend on the number of workers."""
-    nl_frames = (nl_templates, meanings, attributes)
+                 attributes: pd.DataFrame, seed: int, workers: Optional[int] = None) -> pa.Table:
+    """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers."""
+    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k)
+           for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
     workers = workers or min(2, os.cpu_count() or 1)
-    chunks = [tables[i::workers] for i in range(workers)] if workers > 1 else [tables]
     if workers > 1 and len(tables) > 200:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_generate_chunk, [(c, nl_frames, seed) for c in chunks]))
+        # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
+        chunks = _chunks(tables, workers * 4)
+        jobs = [[_compact(tables[i]) for i in c] for c in chunks]
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed)) as pool:
+            parts = list(pool.map(_work, jobs))
+        rows = [r for part in parts for r in part]
     else:
-        parts = [_generate_chunk((tables, nl_frames, seed))]
-    rows = sorted((r for part in parts for r in part), key=lambda r: r["question_id"])
-    return pa.Table.from_pylist(rows)
+        rows = []
+        with _young_gc() as collect:
+            for t in tables:
+                rows.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed))
+                collect()
+    rows.sort(key=lambda r: r[0])
+    return _to_arrow(rows)

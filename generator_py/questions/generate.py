@@ -16,9 +16,9 @@ from typing import Any, Optional, Sequence
 
 from ..formatting import format_number
 from ..relational import RelationalTable, ShownAggregate
-from .nl import DomainNL, render_question
+from .nl import DomainNL, query_facts, render_question
 from .properties import question_properties
-from .spec import Rows, ast_to_sql, evaluate_filtered, filtered_rows, spec_to_ast
+from .spec import VALUE, Rows, ast_to_sql, evaluate_filtered, filtered_rows, spec_to_ast
 from .types import QuestionInstance
 
 AGGS = ("sum", "avg", "min", "max")
@@ -33,12 +33,17 @@ def stable_seed(seed: int, table_id: str) -> int:
 class TableModel:
     """Paths and cells of one relational table, precomputed once."""
 
-    def __init__(self, table: RelationalTable):
+    def __init__(self, table: RelationalTable, rows: Optional[Sequence[tuple]] = None):
+        """`rows`: the table's rows as plain tuples (attribute labels or None, then the float Value), when the
+        caller has them; otherwise `table.plain_rows` if present, else they are read from `table.frame` once."""
         self.table = table
         self.row_attrs = [a.name for a in table.row_attributes]
         self.col_attrs = [a.name for a in table.col_attributes]
         self.attr_info = {a.name: a for a in table.attributes}
-        self.rows = Rows.from_frame(table.frame, [a.name for a in table.attributes])
+        names = [a.name for a in table.attributes]
+        if rows is None:
+            rows = getattr(table, "plain_rows", None)
+        self.rows = Rows.from_frame(table.frame, names) if rows is None else Rows(names + [VALUE], list(rows))
         ri = [self.rows.index[a] for a in self.row_attrs]
         ci = [self.rows.index[a] for a in self.col_attrs]
         vi = self.rows.index["Value"]
@@ -65,26 +70,43 @@ class TableModel:
                 if r[i] is not None and r[i] not in d:
                     d[r[i]] = len(d)
             self.order[name] = d
+        self._meta: dict[str, list] = {}
+        self.depth = {a.name: a.depth for a in table.attributes}
         # attributes never NULL
         self.complete = {n for n in self.row_attrs + self.col_attrs
                          if all(r[self.rows.index[n]] is not None for r in self.rows.rows)}
 
+    def _axis_meta(self, axis: str) -> list[tuple]:
+        """(index in path, attribute, code, level, label order) per attribute of an axis, computed once."""
+        meta = self._meta.get(axis)
+        if meta is None:
+            attrs = self.row_attrs if axis == "row" else self.col_attrs
+            meta = [(j, a, self.attr_info[a].code, self.attr_info[a].level, self.order[a]) for j, a in enumerate(attrs)]
+            self._meta[axis] = meta
+        return meta
+
     def filters_for(self, axis: str, paths: Sequence[tuple]) -> list[dict]:
-        attrs = self.row_attrs if axis == "row" else self.col_attrs
         usable = []
-        for j, a in enumerate(attrs):
-            vals = [p[j] for p in paths]
-            if any(v is None for v in vals):
-                continue
-            usable.append((j, a, sorted(set(vals), key=lambda v: self.order[a][v])))
-        # one level per hierarchical code: the deepest usable one
-        deepest: dict[str, int] = {}
-        for j, a, _ in usable:
-            info = self.attr_info[a]
-            if info.code not in deepest or info.level > self.attr_info[attrs[deepest[info.code]]].level:
-                deepest[info.code] = j
-        return [{"attribute": a, "values": vals} for j, a, vals in usable
-                if deepest[self.attr_info[a].code] == j]
+        one = len(paths) == 1
+        for j, a, code, level, order in self._axis_meta(axis):
+            if one:
+                v = paths[0][j]
+                if v is None:
+                    continue
+                vals = [v]
+            else:
+                vs = [p[j] for p in paths]
+                if None in vs:
+                    continue
+                vals = sorted(set(vs), key=order.__getitem__)
+            usable.append((j, a, code, level, vals))
+        # one level per hierarchical code: the deepest usable one (the first of equal levels)
+        deepest: dict[str, tuple] = {}
+        for j, a, code, level, _ in usable:
+            d = deepest.get(code)
+            if d is None or level > d[1]:
+                deepest[code] = (j, level)
+        return [{"attribute": a, "values": vals} for j, a, code, level, vals in usable if deepest[code][0] == j]
 
 
 def _sample(rng: random.Random, items: Sequence, lo: int, hi: int) -> list:
@@ -250,10 +272,14 @@ METADATA_COLUMNS = ("template_id", "n_row_conditions", "n_col_conditions", "proj
 
 
 def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
-                       template_ids: Sequence[int] = TEMPLATE_IDS) -> list[QuestionInstance]:
-    """Questions for one table: at most one per applicable template of Table III (pure, deterministic)."""
+                       template_ids: Sequence[int] = TEMPLATE_IDS,
+                       rows: Optional[Sequence[tuple]] = None) -> list[QuestionInstance]:
+    """Questions for one table: at most one per applicable template of Table III (pure, deterministic).
+
+    `rows`: optional plain rows of the table (see TableModel), to skip reading `table.frame`.
+    """
     rng = random.Random(stable_seed(seed, table.table_id))
-    m = TableModel(table)
+    m = TableModel(table, rows)
     out: list[QuestionInstance] = []
     texts: set[str] = set()
     for tid in template_ids:
@@ -274,8 +300,9 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
             if not _valid(tid, spec, answer, len(sel), m, extra):
                 continue
             ast = spec_to_ast(spec)
+            facts = query_facts(ast)  # read once from the AST: for the text and for sql_literals
             tpl = rng.choice(phrasings)
-            text = render_question(tpl, ast, nl)
+            text = render_question(tpl, ast, nl, facts)
             if text in texts:
                 continue
             texts.add(text)
@@ -283,6 +310,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
             out.append(QuestionInstance(
                 question_id=f"{table.table_id}--q{tid:02d}", table_id=table.table_id, template_id=tid,
                 phrasing=tpl.phrasing, sql=ast_to_sql(ast), question=text, spec=spec, metadata=md,
-                properties=question_properties(tid, spec, md, m, len(sel)), answer_rows=answer))
+                properties=question_properties(tid, spec, md, m, len(sel)), answer_rows=answer,
+                sql_literals=facts.literals))
             break
     return out

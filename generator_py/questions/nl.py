@@ -257,6 +257,7 @@ class Scope:
     comparison: Optional[tuple] = None  # (op, threshold text)
     semi_attrs: list = field(default_factory=list)
     sub: Optional["Scope"] = None
+    literals: list = field(default_factory=list)  # every literal of the WHERE clause (sub-query inline), SQL order
 
 
 @dataclass
@@ -269,22 +270,36 @@ class QueryFacts:
     order_desc: Optional[bool]  # direction of ORDER BY Value, None when not ordered by Value
     limit: Optional[int]
 
+    @property
+    def literals(self) -> list:
+        """Every literal of the WHERE clause (equality / IN values, thresholds, the sub-query's included)
+        and the LIMIT, in SQL order, as the question prints them (see `_lit`)."""
+        out = list(self.outer.literals)
+        if self.limit is not None:
+            out.append(str(self.limit))
+        return out
 
-def _flatten_and(node):
-    if isinstance(node, exp.And):
-        yield from _flatten_and(node.this)
-        yield from _flatten_and(node.expression)
-    elif isinstance(node, exp.Paren):
-        yield from _flatten_and(node.this)
-    else:
-        yield node
+
+def _flatten_and(node, out: list) -> list:
+    while True:
+        t = type(node)
+        if t is exp.And:
+            _flatten_and(node.this, out)
+            node = node.expression
+        elif t is exp.Paren:
+            node = node.this
+        else:
+            out.append(node)
+            return out
 
 
 def _lit(node) -> str:
+    """A literal's canonical text, as the question shows it: strings as they are, numbers through
+    format_number, negative numbers (sqlglot reads `-5.5` as Neg(5.5)) with their sign."""
     if isinstance(node, exp.Literal):
-        return node.this
-    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
-        return "-" + node.this.this  # a negative threshold (e.g. temperatures below zero)
+        return node.this if node.args.get("is_string") else format_number(float(node.this))
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.args.get("is_string"):
+        return format_number(-float(node.this.this))  # e.g. temperatures below zero
     raise ValueError(f"expected a literal, got {node.sql()}")
 
 
@@ -293,20 +308,28 @@ def _scope(select: exp.Select) -> Scope:
     where = select.args.get("where")
     if where is None:
         return sc
-    for c in _flatten_and(where.this):
-        if isinstance(c, exp.EQ) and isinstance(c.this, exp.Column):
-            sc.conditions.setdefault(c.this.name, []).append(_lit(c.expression))
-        elif isinstance(c, exp.In) and c.args.get("query") is not None:
+    lits = sc.literals
+    for c in _flatten_and(where.this, []):
+        t = type(c)
+        if t is exp.EQ and isinstance(c.this, exp.Column):
+            v = _lit(c.expression)
+            sc.conditions.setdefault(c.this.name, []).append(v)
+            lits.append(v)
+        elif t is exp.In and c.args.get("query") is not None:
             lhs = c.this
             cols = lhs.expressions if isinstance(lhs, exp.Tuple) else [lhs]
             sc.semi_attrs = [x.name for x in cols]
             q = c.args["query"]
-            sub = q.this if isinstance(q, exp.Subquery) else q
-            sc.sub = _scope(sub)
-        elif isinstance(c, exp.In) and isinstance(c.this, exp.Column):
-            sc.conditions.setdefault(c.this.name, []).extend(_lit(x) for x in c.expressions)
-        elif isinstance(c, (exp.LT, exp.GT)) and isinstance(c.this, exp.Column):
-            sc.comparison = ("<" if isinstance(c, exp.LT) else ">", format_number(float(_lit(c.expression))))
+            sc.sub = _scope(q.this if isinstance(q, exp.Subquery) else q)
+            lits.extend(sc.sub.literals)
+        elif t is exp.In and isinstance(c.this, exp.Column):
+            vs = [_lit(x) for x in c.expressions]
+            sc.conditions.setdefault(c.this.name, []).extend(vs)
+            lits.extend(vs)
+        elif (t is exp.LT or t is exp.GT) and isinstance(c.this, exp.Column):
+            v = _lit(c.expression)
+            sc.comparison = ("<" if t is exp.LT else ">", v)
+            lits.append(v)
         else:
             raise ValueError(f"unsupported condition for NL rendering: {c.sql()}")
     return sc
@@ -316,6 +339,7 @@ _AGG_CLASSES = {exp.Min: "min", exp.Max: "max", exp.Sum: "sum", exp.Avg: "avg"}
 
 
 def query_facts(ast: exp.Select) -> QueryFacts:
+    """What the NL rendering reads from the question's sqlglot AST."""
     attrs, aggs, value = [], [], False
     for e in ast.expressions:
         fn = _AGG_CLASSES.get(type(e))
@@ -328,16 +352,22 @@ def query_facts(ast: exp.Select) -> QueryFacts:
                 attrs.append(e.name)
         else:
             raise ValueError(f"unsupported projection for NL rendering: {e.sql()}")
-    group = [g.name for g in ast.args["group"].expressions] if ast.args.get("group") else []
+    args = ast.args
+    group = [g.name for g in args["group"].expressions] if args.get("group") else []
     desc = None
-    if ast.args.get("order"):
-        for o in ast.args["order"].expressions:
+    if args.get("order"):
+        for o in args["order"].expressions:
             if isinstance(o.this, exp.Column) and o.this.name.lower() == "value":
                 desc = bool(o.args.get("desc"))
     limit = None
-    if ast.args.get("limit") is not None:
-        limit = int(_lit(ast.args["limit"].expression))
+    if args.get("limit") is not None:
+        limit = int(_lit(args["limit"].expression))
     return QueryFacts(_scope(ast), attrs, value, aggs, group, desc, limit)
+
+
+def sql_literals(ast: exp.Select) -> list:
+    """Every literal of the WHERE clause and the LIMIT of a question's AST, canonical text (QueryFacts.literals)."""
+    return query_facts(ast).literals
 
 
 # ------------------------------------------------------------------ rendering
@@ -354,12 +384,24 @@ def _plural_count(f: QueryFacts) -> int:
 
 
 class _Ctx:
+    __slots__ = ("f", "nl", "count", "report_attrs", "used", "_res")
+
     def __init__(self, facts: QueryFacts, nl: DomainNL, report_attrs: Optional[list] = None):
         self.f = facts
         self.nl = nl
         self.count = _plural_count(facts)
         self.report_attrs = report_attrs
-        self.used: set = set()  # attributes whose values were printed (per scope id)
+        self.used: set = set()  # (scope id, attribute) whose values were printed
+        self._res: dict = {}
+
+    def reserved(self, name: str, scope: Scope) -> Optional[str]:
+        if name == "OPANDVAL":  # the only reserved word that reads its scope
+            return _reserved_text(name, self, scope)
+        res = self._res
+        if name in res:
+            return res[name]
+        v = res[name] = _reserved_text(name, self, scope)
+        return v
 
 
 def _reserved_text(name: str, ctx: _Ctx, scope: Scope) -> Optional[str]:
@@ -387,10 +429,16 @@ def _reserved_text(name: str, ctx: _Ctx, scope: Scope) -> Optional[str]:
     return None
 
 
-class _Plan:
-    """Per-token structure computed once: `_`-runs, their links, placeholders and flags."""
+# element kinds inside a plan: plain word, singular/plural word ("a/b"), keep word, attribute, reserved word
+_W, _S, _K, _A, _R = range(5)
 
-    __slots__ = ("runs", "run_links", "run_vars", "has_vars", "keep", "direction", "attr_idx", "nested", "const")
+
+class _Plan:
+    """Per-token structure computed once: `_`-runs (their elements with kinds), their links, placeholders
+    and flags."""
+
+    __slots__ = ("items", "run_vars", "has_vars", "keep", "direction", "attrs", "attr_names", "res", "nested",
+                 "const", "eq_links", "n", "multi_attr")
 
     def __init__(self, tok: Token):
         runs: list[list[int]] = [[0]]
@@ -401,20 +449,36 @@ class _Plan:
             else:
                 links.append(link)
                 runs.append([i + 1])
-        self.runs = [tuple(r) for r in runs]
-        self.run_links = links
-        self.run_vars = [tuple(i for i in r if tok.elems[i].kind in ("attr", "res")) for r in runs]
+        elems = tok.elems
+        self.n = len(elems)
+
+        def item(i: int) -> tuple:
+            e = elems[i]
+            if e.kind == "word":
+                if "/" in e.text and len(e.text) > 1:
+                    return (i, _S, e.text, tuple(e.text.split("/", 1)))
+                return (i, _W, e.text, None)
+            return (i, {"keep": _K, "attr": _A, "res": _R}[e.kind], e.text, None)
+
+        self.items = tuple(tuple(item(i) for i in r) for r in runs)
+        self.run_vars = tuple(tuple(i for i in r if elems[i].kind in ("attr", "res")) for r in runs)
         self.has_vars = any(self.run_vars)
-        self.keep = [
-            (re.compile("|".join(r"\b" + re.escape(tok.elems[i].text) + r"\b" for i in r if tok.elems[i].kind == "keep"),
-                        re.I) if any(tok.elems[i].kind == "keep" for i in r) else None)
-            for r in runs]
-        self.direction = [any(tok.elems[i].kind == "res" and tok.elems[i].text in _DIRECTION_VARS for i in r)
-                          for r in runs]
-        self.attr_idx = tuple(i for i, e in enumerate(tok.elems) if e.kind == "attr")
-        self.nested = any(e.kind == "res" and e.text == "NESTED" for e in tok.elems)
-        plain = all(e.kind == "word" and "/" not in e.text for e in tok.elems)
-        self.const = " ".join(e.text for e in tok.elems) if plain else None
+        self.keep = tuple(
+            (re.compile("|".join(r"\b" + re.escape(elems[i].text) + r"\b" for i in r if elems[i].kind == "keep"),
+                        re.I) if any(elems[i].kind == "keep" for i in r) else None)
+            for r in runs)
+        self.direction = tuple(any(elems[i].kind == "res" and elems[i].text in _DIRECTION_VARS for i in r)
+                               for r in runs)
+        self.attrs = tuple((i, e.text) for i, e in enumerate(elems) if e.kind == "attr")
+        self.attr_names = frozenset(e.text for e in elems if e.kind == "attr")
+        self.multi_attr = len(self.attrs) > 1
+        self.res = tuple((i, e.text) for i, e in enumerate(elems) if e.kind == "res")
+        self.nested = any(e.kind == "res" and e.text == "NESTED" for e in elems)
+        # per run: does a '==' link touch it (a run without placeholders then shows only between present runs)?
+        self.eq_links = tuple((k > 0 and links[k - 1] == "==") or (k < len(links) and links[k] == "==")
+                              for k in range(len(runs)))
+        plain = all(e.kind == "word" and "/" not in e.text for e in elems)
+        self.const = " ".join(e.text for e in elems) if plain else None
 
 
 _PLANS: dict[int, tuple] = {}
@@ -428,70 +492,113 @@ def _plan(tok: Token) -> _Plan:
     return hit[1]
 
 
-def _render_token(tok: Token, ctx: _Ctx, scope: Scope, later_text: str) -> str:
-    plan = _plan(tok)
-    if plan.const is not None:
-        return plan.const
-    elems = tok.elems
-    vals: dict[int, Optional[str]] = {}
-    codes = ctx.nl.attribute_codes
-    best: dict[str, tuple[int, int]] = {}
-    for i in plan.attr_idx:
-        v = scope.conditions.get(elems[i].text)
-        vals[i] = or_list(v) if v else None
-        if v and elems[i].text in codes:
-            code, level = codes[elems[i].text]
-            if code not in best or level > best[code][0]:
-                best[code] = (level, i)
-    for rv in plan.run_vars:
-        for i in rv:
-            if elems[i].kind == "res":
-                vals[i] = _reserved_text(elems[i].text, ctx, scope)
-    # simplifyNested: keep only the most specific present attribute of each hierarchical code
-    for i in plan.attr_idx:
-        if vals[i] is not None and elems[i].text in codes:
-            if best[codes[elems[i].text][0]][1] != i:
-                vals[i] = None  # named through its more specific level
-                ctx.used.add((id(scope), elems[i].text))
-    any_present = any(v is not None for v in vals.values())
-    run_present: list[Optional[bool]] = [
-        (any(vals[i] is not None for i in rv) if rv else None) for rv in plan.run_vars]
-    n_runs = len(plan.runs)
-    for k in range(n_runs):
-        if run_present[k] is not None:
-            continue
-        left = plan.run_links[k - 1] if k > 0 else None
-        right = plan.run_links[k] if k < len(plan.run_links) else None
-        if left == "==" or right == "==":
-            lp = next((run_present[j] for j in range(k - 1, -1, -1) if run_present[j] is not None), False)
-            rp = next((run_present[j] for j in range(k + 1, n_runs) if run_present[j] is not None), False)
-            run_present[k] = bool(lp and rp)
-        else:
-            run_present[k] = any_present if plan.has_vars else True
+class _TemplatePlan:
+    """A template's tokens as segments, computed once per parsed template: runs of constant tokens merged
+    into one text, the other tokens with their _Plan; `nested_at`: index of the first $NESTED token."""
+
+    __slots__ = ("segments", "nested_at")
+
+    def __init__(self, tokens: Sequence[Token]):
+        segs: list[tuple] = []  # (const text, None, None, index) | (None, token, plan, index)
+        self.nested_at = None
+        for i, tok in enumerate(tokens):
+            p = _plan(tok)
+            if p.nested and self.nested_at is None:
+                self.nested_at = i
+            if p.const is not None:
+                if segs and segs[-1][0] is not None:
+                    segs[-1] = (segs[-1][0] + " " + p.const, None, None, segs[-1][3])
+                else:
+                    segs.append((p.const, None, None, i))
+            else:
+                segs.append((None, tok, p, i))
+        self.segments = tuple(segs)
+
+
+_TEMPLATE_PLANS: dict[int, tuple] = {}
+
+
+def _template_plan(tokens: tuple) -> _TemplatePlan:
+    hit = _TEMPLATE_PLANS.get(id(tokens))
+    if hit is None or hit[0] is not tokens:
+        hit = (tokens, _TemplatePlan(tokens))
+        _TEMPLATE_PLANS[id(tokens)] = hit
+    return hit[1]
+
+
+def _render_token(tok: Token, plan: _Plan, ctx: _Ctx, scope: Scope, later_text: str) -> str:
+    vals: list = [None] * plan.n
+    any_present = False
+    if plan.attrs:
+        conditions = scope.conditions
+        codes = ctx.nl.attribute_codes
+        best: Optional[dict] = None
+        for i, name in plan.attrs:
+            v = conditions.get(name)
+            if v:
+                vals[i] = v[0] if len(v) == 1 else or_list(v)
+                any_present = True
+                cl = codes.get(name)
+                if cl is not None:
+                    if best is None:
+                        best = {}
+                    b = best.get(cl[0])
+                    if b is None or cl[1] > b[0]:
+                        best[cl[0]] = (cl[1], i)
+        # simplifyNested: keep only the most specific present attribute of each hierarchical code
+        if best is not None and plan.multi_attr:
+            for i, name in plan.attrs:
+                if vals[i] is not None:
+                    cl = codes.get(name)
+                    if cl is not None and best[cl[0]][1] != i:
+                        vals[i] = None  # named through its more specific level
+                        ctx.used.add((id(scope), name))
+    for i, name in plan.res:
+        v = vals[i] = ctx.reserved(name, scope)
+        if v is not None:
+            any_present = True
+    if not any_present and plan.has_vars:
+        return ""  # no placeholder of the token is present: every run of it is dropped
+    run_vars = plan.run_vars
+    n_runs = len(run_vars)
+    if n_runs == 1:
+        run_present = (True,)
+    else:
+        rp: list = [None] * n_runs
+        for k, rv in enumerate(run_vars):
+            if rv:
+                rp[k] = any(vals[i] is not None for i in rv)
+        for k in range(n_runs):
+            if rp[k] is not None:
+                continue
+            if plan.eq_links[k]:
+                lp = next((rp[j] for j in range(k - 1, -1, -1) if rp[j] is not None), False)
+                rt = next((rp[j] for j in range(k + 1, n_runs) if rp[j] is not None), False)
+                rp[k] = bool(lp and rt)
+            else:
+                rp[k] = any_present if plan.has_vars else True
+        run_present = rp
     pieces: list[str] = []
-    for k, run in enumerate(plan.runs):
+    keep = plan.keep
+    for k, items in enumerate(plan.items):
         if not run_present[k]:
             continue
-        if plan.keep[k] is not None and plan.keep[k].search(later_text):
+        if keep[k] is not None and keep[k].search(later_text):
             continue
-        direction = plan.direction[k]
-        for i in run:
-            e = elems[i]
-            if e.kind == "word":
-                w = e.text
-                if "/" in w and len(w) > 1:
-                    a, b = w.split("/", 1)
-                    if direction:
-                        w = a if ctx.f.order_desc else b
-                    else:
-                        w = a if ctx.count == 1 else b
-                pieces.append(w)
-            elif e.kind == "keep":
-                pieces.append(e.text)
-            elif vals[i]:
-                pieces.append(vals[i])
-                if e.kind == "attr":
-                    ctx.used.add((id(scope), e.text))
+        for i, kind, text, forms in items:
+            if kind == _W or kind == _K:
+                pieces.append(text)
+            elif kind == _S:
+                if plan.direction[k]:
+                    pieces.append(forms[0] if ctx.f.order_desc else forms[1])
+                else:
+                    pieces.append(forms[0] if ctx.count == 1 else forms[1])
+            else:
+                v = vals[i]
+                if v:
+                    pieces.append(v)
+                    if kind == _A:
+                        ctx.used.add((id(scope), text))
     return " ".join(pieces)
 
 
@@ -499,13 +606,41 @@ _SPACE_PUNCT = re.compile(r"\s+([?.,!;:])")
 _SPACES = re.compile(r"\s+")
 
 
+def _render_plan(tp: _TemplatePlan, ctx: _Ctx, outer: Scope, sub: Optional[Scope]) -> str:
+    """Render a template's segments; tokens from $NESTED on read `sub` when the query has a sub-query."""
+    out: list[str] = []
+    later = ""
+    nested_at = tp.nested_at if sub is not None else None
+    for const, tok, plan, idx in reversed(tp.segments):
+        if const is not None:
+            t = const
+        else:
+            if plan.nested:
+                later = ""  # ((word)) looks ahead only within its own part of the question
+            sc = sub if nested_at is not None and idx >= nested_at else outer
+            if plan.attr_names and not plan.res and plan.attr_names.isdisjoint(sc.conditions):
+                continue  # none of its placeholders is present: it renders nothing
+            t = _render_token(tok, plan, ctx, sc, later)
+        if t:
+            out.append(t)
+            later = t + " " + later
+    out.reverse()
+    text = _SPACE_PUNCT.sub(r"\1", " ".join(out))
+    if "  " in text or "\n" in text or "\t" in text:
+        text = _SPACES.sub(" ", text)
+    text = text.strip()
+    return text[:1].upper() + text[1:]
+
+
 def _render_tokens(tokens: Sequence[Token], ctx: _Ctx, scopes: Sequence[Scope]) -> str:
+    """Render tokens with one scope per token (kept for callers that pass scopes explicitly)."""
     out: list[str] = []
     later = ""
     for tok, sc in zip(reversed(tokens), reversed(scopes)):
-        if _plan(tok).nested:
-            later = ""  # ((word)) looks ahead only within its own part of the question
-        t = _render_token(tok, ctx, sc, later)
+        plan = _plan(tok)
+        if plan.nested:
+            later = ""
+        t = plan.const if plan.const is not None else _render_token(tok, plan, ctx, sc, later)
         if t:
             out.append(t)
             later = t + " " + later
@@ -515,21 +650,26 @@ def _render_tokens(tokens: Sequence[Token], ctx: _Ctx, scopes: Sequence[Scope]) 
     return text[:1].upper() + text[1:]
 
 
-def render_question(template: ParsedTemplate, ast: exp.Select, nl: DomainNL) -> str:
-    """Fill a parsed template from the sqlglot AST of the question's SQL (plus the report sentence)."""
-    facts = query_facts(ast)
+def render_question(template: ParsedTemplate, ast: exp.Select, nl: DomainNL,
+                    facts: Optional[QueryFacts] = None) -> str:
+    """Fill a parsed template from the sqlglot AST of the question's SQL (plus the report sentence).
+
+    `facts`: query_facts(ast) when the caller already has them (they are read from the same AST).
+    """
+    if facts is None:
+        facts = query_facts(ast)
     ctx = _Ctx(facts, nl)
-    scopes = []
-    cur = facts.outer
-    for tok in template.tokens:
-        if any(e.kind == "res" and e.text == "NESTED" for e in tok.elems) and facts.outer.sub is not None:
-            cur = facts.outer.sub
-        scopes.append(cur)
-    text = _render_tokens(template.tokens, ctx, scopes)
+    tp = _template_plan(template.tokens)
+    outer, sub = facts.outer, facts.outer.sub
+    text = _render_plan(tp, ctx, outer, sub)
     # every condition must have been printed
-    for sc in {id(s): s for s in scopes}.values():
+    scopes = [outer]
+    if sub is not None and tp.nested_at is not None:
+        scopes = [outer, sub] if tp.nested_at > 0 else [sub]
+    for sc in scopes:
+        sid = id(sc)
         for a in sc.conditions:
-            if (id(sc), a) not in ctx.used:
+            if (sid, a) not in ctx.used:
                 raise NLTemplateError(
                     f"{SEED_FILE}: row (domain={nl.domain!r}, template_name={nl.template_name!r}, "
                     f"template_id={template.template_id}, phrasing={template.phrasing}): "
@@ -539,5 +679,5 @@ def render_question(template: ParsedTemplate, ast: exp.Select, nl: DomainNL) -> 
         if facts.projects_value:
             names.append(nl.value_meaning)
         rctx = _Ctx(facts, nl, report_attrs=names)
-        text = text + " " + _render_tokens(nl.report.tokens, rctx, [facts.outer] * len(nl.report.tokens))
+        text = text + " " + _render_plan(_template_plan(nl.report.tokens), rctx, outer, None)
     return text

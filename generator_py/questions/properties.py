@@ -66,47 +66,45 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
     vcs = [v for v in vcs if v]
     attrs = {f["attribute"] for f in filters}
     involved = len(attrs) + (1 if vcs else 0)
-    depth = {a.name: a.depth for a in model.table.attributes}
+    depth = getattr(model, "depth", None) or {a.name: a.depth for a in model.table.attributes}
     n_cond = len(filters) + len(vcs) + (1 if sj else 0)
     retained = n_retained if n_cond else len(model.rows.rows)
     aggs = md["aggregations"]
-    plain = [s for s in spec["select"] if s["kind"] != "aggregate"]
-    proj_attrs = [s["name"] for s in spec["select"] if s["kind"] == "attribute"]
+    select = spec["select"]
+    plain = any(s["kind"] != "aggregate" for s in select)
+    proj_attrs = [s["name"] for s in select if s["kind"] == "attribute"]
     rank = md["ordering"] != "none"
-    p = {
-        "Row Filter": n_cond > 0,
-        "Row Filter Condition Type Lookup": bool(filters),
-        "Row Filter Condition Type Expression": bool(vcs),
-        "Row Filter Involved Columns Single": involved == 1,
-        "Row Filter Involved Columns Multiple": involved > 1,
-        "Row Filter Max Depth Of Involved Columns": max((depth[a] for a in attrs), default=None),
-        "Row Filter Retained Rows Single": n_cond > 0 and retained == 1,
-        "Row Filter Retained Rows Multiple": n_cond > 0 and retained > 1,
-        "Row Filter Num Of Conditions": n_cond or None,
-        "Returned Columns": True,
-        "Returned Columns Project On Plain": bool(plain),
-        "Returned Columns Project On Expression": bool(aggs),
-        "Returned Columns Max Depth Of Involved Columns": max((depth[a] for a in proj_attrs), default=None),
-        "Returned Columns Expression In Table Present": bool(aggs) and tid == 5,
-        "Returned Columns Expression In Table Not Present": bool(aggs) and tid != 5,
-        "Returned Columns Num Of Output Columns": len(spec["select"]),
-        "Yes/No": False, "Yes/No Scope Single": False, "Yes/No Scope Multiple": False,
-        "Aggregation": bool(aggs),
-        "Aggregation Aggregation On Plain": bool(aggs),
-        "Aggregation Aggregation On Expression": False,
-        "Aggregation Aggregation Type Min": "min" in aggs,
-        "Aggregation Aggregation Type Max": "max" in aggs,
-        "Aggregation Aggregation Type Count": False,
-        "Aggregation Aggregation Type Sum": "sum" in aggs,
-        "Aggregation Aggregation Type Avg": "avg" in aggs,
-        "Aggregation Grouping Local": md["grouping"] == "local",
-        "Aggregation Grouping Global": md["grouping"] == "global",
-        "Aggregation Aggregation In Table Present": bool(aggs) and tid == 5,
-        "Aggregation Aggregation In Table Not Present": bool(aggs) and tid != 5,
-        "Aggregation Num Of Aggregations": len(aggs) or None,
-        "Rank": rank,
-        "Rank Rank On Plain": rank,
-        "Rank Rank On Expression": False,
-        "Rank Report Top": md["top_k"],
-    }
-    return {_COLUMN[k]: v for k, v in p.items()}
+    has_agg = bool(aggs)
+    grouping = md["grouping"]
+    # values in QUESTION_PROPERTIES order
+    values = (
+        n_cond > 0,  # Row Filter
+        bool(filters),  # Condition Type Lookup
+        bool(vcs),  # Condition Type Expression
+        involved == 1,  # Involved Columns Single
+        involved > 1,  # Involved Columns Multiple
+        max((depth[a] for a in attrs), default=None),  # Max Depth Of Involved Columns
+        n_cond > 0 and retained == 1,  # Retained Rows Single
+        n_cond > 0 and retained > 1,  # Retained Rows Multiple
+        n_cond or None,  # Num Of Conditions
+        True,  # Returned Columns
+        plain,  # Project On Plain
+        has_agg,  # Project On Expression
+        max((depth[a] for a in proj_attrs), default=None),  # Max Depth Of Involved Columns
+        has_agg and tid == 5,  # Expression In Table Present
+        has_agg and tid != 5,  # Expression In Table Not Present
+        len(select),  # Num Of Output Columns
+        False, False, False,  # Yes/No, Scope Single, Scope Multiple
+        has_agg,  # Aggregation
+        has_agg,  # Aggregation On Plain
+        False,  # Aggregation On Expression
+        "min" in aggs, "max" in aggs, False, "sum" in aggs, "avg" in aggs,  # Type Min/Max/Count/Sum/Avg
+        grouping == "local",  # Grouping Local
+        grouping == "global",  # Grouping Global
+        has_agg and tid == 5,  # Aggregation In Table Present
+        has_agg and tid != 5,  # Aggregation In Table Not Present
+        len(aggs) or None,  # Num Of Aggregations
+        rank, rank, False,  # Rank, Rank On Plain, Rank On Expression
+        md["top_k"],  # Report Top
+    )
+    return dict(zip(QUESTION_PROPERTY_COLUMNS, values))

@@ -130,16 +130,18 @@ def spec_to_ast(spec: dict) -> exp.Select:
     return sel
 
 
-_DUCKDB = None
+_GENERATOR = None
 
 
 def ast_to_sql(ast: exp.Expression) -> str:
-    global _DUCKDB
-    if _DUCKDB is None:
+    """DuckDB SQL text of an AST (sqlglot's DuckDB generator, created once and reused; the AST is not copied,
+    so serialise it only after everything else has read it)."""
+    global _GENERATOR
+    if _GENERATOR is None:
         from sqlglot.dialects.dialect import Dialect
 
-        _DUCKDB = Dialect.get_or_raise("duckdb")
-    return _DUCKDB.generate(ast, copy=False)
+        _GENERATOR = Dialect.get_or_raise("duckdb").generator()
+    return _GENERATOR.generate(ast, copy=False)
 
 
 # ---------------------------------------------------------------- evaluation in Python
@@ -172,22 +174,19 @@ class Rows:
 
 
 def _match(rows: Rows, filters: Sequence[dict], value_condition: dict | None) -> list[tuple]:
-    checks = [(rows.index[f["attribute"]], set(str(v) for v in f["values"])) for f in filters]
-    vi = rows.index[VALUE]
-    out = []
-    for r in rows.rows:
-        ok = True
-        for i, vs in checks:
-            if r[i] is None or r[i] not in vs:
-                ok = False
-                break
-        if ok and value_condition:
-            t = float(value_condition["threshold"])
-            v = r[vi]
-            ok = v < t if value_condition["op"] == "<" else v > t
-        if ok:
-            out.append(r)
-    return out
+    index = rows.index
+    checks = [(index[f["attribute"]], {str(v) for v in f["values"]}) for f in filters]
+    out = rows.rows
+    for i, vs in checks:  # a NULL cell (None) is in no set of labels
+        out = [r for r in out if r[i] in vs]
+    if value_condition:
+        vi = index[VALUE]
+        t = float(value_condition["threshold"])
+        if value_condition["op"] == "<":
+            out = [r for r in out if r[vi] < t]
+        else:
+            out = [r for r in out if r[vi] > t]
+    return out if out is not rows.rows else list(out)
 
 
 def _agg(fn: str, values: list[float]):

@@ -1,0 +1,91 @@
+import sqlglot
+from sqlglot import exp
+
+from generator_py.formatting import format_number
+from generator_py.question_build import COLUMNS, PlainRelationalTable, _compact, _uncompact, generate_all
+from generator_py.questions import generate_questions, parse_template, render_question, spec_to_ast
+from generator_py.questions.nl import query_facts, sql_literals
+from test_questions_fixtures import ATTRS, tables, toy_nl
+
+NL = toy_nl()
+NAMES = set(ATTRS["attribute_name"])
+
+
+def _spec(filters, **kw):
+    s = {"filters": [{"attribute": a, "values": v} for a, v in filters], "value_condition": None,
+         "semi_join": None, "select": [{"kind": "attribute", "name": "Event"}], "group_by": [], "order_by": [],
+         "limit": None}
+    s.update(kw)
+    return s
+
+
+def test_negative_threshold_is_rendered_with_its_sign():
+    sp = _spec([("Year", ["2020"])], value_condition={"op": "<", "threshold": -5.5})
+    ast = spec_to_ast(sp)
+    tpl = parse_template("What is/are the $OPPATTR for which the number in_$Year is $OPANDVAL ?", NAMES, 14, 1)
+    text = render_question(tpl, ast, NL)
+    assert "lower than -5.5" in text
+    assert sql_literals(ast) == ["2020", "-5.5"]
+    for lit in sql_literals(ast):
+        assert lit in text
+
+
+def test_literals_in_sql_order_with_subquery_and_limit():
+    sp = _spec([("Event", ["Fire", "Traffic"])], limit=3,
+               order_by=[{"kind": "value", "name": "Value", "direction": "desc"}],
+               select=[{"kind": "value"}])
+    assert query_facts(spec_to_ast(sp)).literals == ["Fire", "Traffic", "3"]
+    sp = _spec([("Gender", ["Male"])], select=[{"kind": "attribute", "name": "Event"}, {"kind": "value"}],
+               semi_join={"attributes": ["Event"], "filters": [{"attribute": "Gender", "values": ["Female"]}],
+                          "value_condition": {"op": ">", "threshold": 12.5}})
+    assert sql_literals(spec_to_ast(sp)) == ["Male", "Female", "12.5"]
+
+
+def _parsed_literals(sql):
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    out = []
+    for node in tree.find(exp.Where).walk() if tree.find(exp.Where) else []:
+        if isinstance(node, exp.Literal) and not isinstance(node.parent, exp.Neg):
+            out.append(node.this if node.is_string else format_number(float(node.this)))
+        elif isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+            out.append(format_number(-float(node.this.this)))
+    if tree.args.get("limit") is not None:
+        out.append(tree.args["limit"].expression.this)
+    return out
+
+
+def test_generated_questions_carry_their_literals():
+    for t in tables():
+        for q in generate_questions(t, NL, 7):
+            assert q.sql_literals, q.sql
+            assert sorted(q.sql_literals) == sorted(_parsed_literals(q.sql)), (q.sql, q.sql_literals)
+            for lit in q.sql_literals:
+                assert lit in q.question, (lit, q.question)
+
+
+def test_plain_tables_and_generate_all_rows():
+    ts = tables()
+    plain = [_uncompact(_compact(t)) for t in ts]
+    assert all(isinstance(p, PlainRelationalTable) for p in plain)
+    assert list(plain[0].frame.columns) == list(ts[0].frame.columns)
+    for t, p in zip(ts, plain):
+        a = [(q.sql, q.question, q.sql_literals) for q in generate_questions(t, NL, 3)]
+        b = [(q.sql, q.question, q.sql_literals) for q in generate_questions(p, NL, 3)]
+        assert a == b
+
+
+def test_generate_all_same_rows_for_any_worker_count():
+    import pandas as pd
+    from test_questions_fixtures import TEMPLATES
+
+    rows = [("toy", "*", tid, p + 1, text) for tid, texts in TEMPLATES.items() for p, text in enumerate(texts)]
+    nl = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
+    meanings = pd.DataFrame([("toy", "*", "number of accidents", "Please, report the corresponding $REPORTATTR .")],
+                            columns=["domain", "template_name", "value_meaning", "report_sentence"])
+    base = [_compact(t) for t in tables()]
+    many = [_uncompact((f"{c[0]}--x{i:03d}",) + c[1:]) for i in range(55) for c in base]  # > 200: the pool path
+    one = generate_all(many, nl, meanings, ATTRS, 5, workers=1)
+    two = generate_all(many, nl, meanings, ATTRS, 5, workers=2)
+    assert one.column_names == list(COLUMNS)
+    assert one.equals(two)
+    assert one.num_rows > 200 * 13
