@@ -11,8 +11,10 @@ from .prompts import TABLE_FORMATS
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 KNOWN_KEYS = {"name", "backend", "model", "base_url", "params", "formats", "sources", "sample", "system_role"}
 
+# The same seeded 3,000 questions for both (every template and domain is represented at default scale);
+# set `eval_models` to run the oracle over everything.
 DEFAULT_EVAL_MODELS = [
-    {"name": "oracle", "backend": "oracle"},
+    {"name": "oracle", "backend": "oracle", "sample": 3000},
     {"name": "header_match", "backend": "header_match", "sample": 3000},
 ]
 

@@ -20,22 +20,31 @@ def append_seed_rows(project, name: str) -> None:
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
+SEEDS = ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates", "table_template_options",
+         "nl_templates", "nl_table_meanings")
+
+
 def test_new_domain_from_seed_rows_only(tmp_path):
     project = copy_project(tmp_path / "p")
-    for name in ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates", "table_template_options"):
+    for name in SEEDS:
         append_seed_rows(project, name)
-    run_dbt(project, "build", "--select", "+benchmark_tables", "--vars", "{domains: [museums]}")
+    # the whole pipeline with its data tests: tables, questions, answers, cross-check, baselines
+    run_dbt(project, "build", "--vars", "{domains: [museums], cross_check: true}")
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
     n, domains = con.execute("select count(*), list(distinct dataset) from benchmark_tables").fetchone()
     assert domains == ["museums"]
     assert n == 6 * 2  # 6 valid option combinations x replica 2
     html = con.execute("select html from benchmark_tables limit 1").fetchone()[0]
     assert "Number of museum visitors" in html
+    n_questions, n_templates = con.execute(
+        "select count(*), count(distinct template_id) from benchmark_questions where dataset = 'museums'").fetchone()
+    assert n_questions >= 12 * 13 and n_templates >= 14
+    assert con.execute("select bool_and(agrees) from int_answer_cross_check").fetchone()[0]
 
 
 def test_bad_seed_fails_the_build_and_keeps_what_was_built(tmp_path):
     project = copy_project(tmp_path / "p")
-    for name in ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates", "table_template_options"):
+    for name in SEEDS:
         append_seed_rows(project, name)
     run_dbt(project, "build", "--select", "+benchmark_tables", "--exclude", "test_type:data", "--vars", "{domains: [museums]}")
     templates = project / "seeds" / "table_templates.csv"
