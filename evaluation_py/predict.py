@@ -97,10 +97,6 @@ def _prediction_frame(answered: pd.DataFrame | None) -> pd.DataFrame:
     return answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
 
 
-def errors_table(requests: list[PredictionRequest], store_path: str | Path) -> pd.DataFrame:
-    return errors_table_for_keys({r.cache_key for r in requests}, store_path)
-
-
 def errors_table_for_keys(keys: Iterable[str], store_path: str | Path) -> pd.DataFrame:
     """Store errors of the requests with these keys (the requests of this build)."""
     keys = set(keys)

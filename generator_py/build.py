@@ -54,15 +54,23 @@ ROWS_SCHEMA = pa.schema([
 ])
 
 
+BATCH_ROWS = 50_000
+
+
 def _sample_chunk(args) -> pa.Table:
     vocab, templates, variants, seed = args
     by_key = {(t.domain, t.template_name): t for t in templates}
+    batches: list[pa.Table] = []
     cols: dict[str, list] = {f.name: [] for f in ROWS_SCHEMA}
     for v in variants:
         t = by_key[(v.domain, v.template_name)]
         for replica in range(1, v.replicas + 1):
             _append_rows(cols, t, v, sample_table(t, v, vocab[v.domain], replica, seed))
-    return pa.table(cols, schema=ROWS_SCHEMA)
+        if len(cols["rel_row"]) >= BATCH_ROWS:  # Arrow holds rows far more compactly than Python lists
+            batches.append(pa.table(cols, schema=ROWS_SCHEMA))
+            cols = {f.name: [] for f in ROWS_SCHEMA}
+    batches.append(pa.table(cols, schema=ROWS_SCHEMA))
+    return pa.concat_tables(batches)
 
 
 def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variants: list[Variant], seed: int,
