@@ -24,14 +24,20 @@ def table_frames(rows: pd.DataFrame, table_ids: set[str]) -> dict[str, pd.DataFr
     return frames
 
 
-def cross_check_frame(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame, check_all: bool,
-                      seed: int) -> pd.DataFrame:
+def choose_questions(questions: pd.DataFrame, check_all: bool, seed: int) -> pd.DataFrame:
+    """Every question, or a fixed seeded sample of SAMPLE_SIZE."""
     if not check_all and len(questions) > SAMPLE_SIZE:
         order = questions["question_id"].map(lambda q: stable_int(seed, "cross-check", q))
         questions = questions.assign(_o=order).nsmallest(SAMPLE_SIZE, "_o").drop(columns="_o")
-    questions = questions.sort_values("question_id")
-    expected = {qid: [list(v) for v in g.sort_values("answer_row")["answer_values"]]
-                for qid, g in answers[answers["question_id"].isin(set(questions["question_id"]))].groupby("question_id")}
+    return questions.sort_values("question_id")
+
+
+def cross_check_frame(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """SQLite vs DuckDB for `questions` (answers and rows may cover more questions and tables)."""
+    expected: dict[str, list[list]] = {}
+    answers = answers.sort_values(["question_id", "answer_row"])
+    for qid, values in zip(answers["question_id"], answers["answer_values"]):
+        expected.setdefault(qid, []).append(list(values))
     frames = table_frames(rows, set(questions["table_id"]))
     got = sqlite_answers(frames, zip(questions["question_id"], questions["table_id"], questions["sql"]))
     out = []

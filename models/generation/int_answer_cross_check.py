@@ -1,19 +1,19 @@
 """Independent check of the ground truth: each question's SQL text, transpiled by sqlglot to SQLite and run
 with Python's sqlite3, must give the answer DuckDB computed. All questions with var cross_check: true,
 otherwise a fixed sample of 1,000."""
-from generator_py.answer_check import cross_check_frame
+from generator_py.answer_check import choose_questions, cross_check_frame
 from generator_py.dbt_inputs import parse_config
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    questions = dbt.ref("int_question_instances").df()
-    answers = dbt.ref("int_question_answers").df()
-    rows = dbt.ref("int_relational_rows").df()
-    return cross_check_frame(
-        questions=questions[["question_id", "table_id", "template_id", "sql"]],
-        answers=answers,
-        rows=rows,
-        check_all=bool(parse_config(dbt.config.get("cross_check"))),
-        seed=int(parse_config(dbt.config.get("seed"))),
-    )
+    questions = dbt.ref("int_question_instances").project("question_id, table_id, template_id, sql").df()
+    chosen = choose_questions(questions, bool(parse_config(dbt.config.get("cross_check"))),
+                              int(parse_config(dbt.config.get("seed"))))
+    # only the answers and relational rows of the chosen questions leave DuckDB
+    session.register("cross_check_chosen", chosen[["question_id", "table_id"]])
+    answers = dbt.ref("int_question_answers").filter(
+        "question_id in (select question_id from cross_check_chosen)").df()
+    rows = dbt.ref("int_relational_rows").filter(
+        "table_id in (select table_id from cross_check_chosen)").df()
+    return cross_check_frame(chosen, answers, rows)
