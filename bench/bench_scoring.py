@@ -1,7 +1,7 @@
 """Benchmark HCT-QA scoring on 80,000 synthetic (response, gt) pairs.
 
 The pairs are drawn deterministically (seeded) from the release's published
-gemma-2-9b-it responses (``../shared/reference/hctqa-real-sample/``): each pair
+gemma-2-9b-it responses (``$HCTQA_REFERENCE_DIR/hctqa-real-sample/``): each pair
 resamples one reference row, shifts every integer in both the response and the
 gt by the same random offset (so values vary but matches are kept), and
 sometimes wraps the response in the noise the cleaning step removes (an
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -29,12 +30,12 @@ sys.path.insert(0, str(ROOT))
 
 from evaluation_py.scoring import score_frame, summarize  # noqa: E402
 
-REFERENCE = ROOT.parent / "shared" / "reference" / "hctqa-real-sample" / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
+RESPONSES = Path("hctqa-real-sample") / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
 _INT_RE = re.compile(r"\d+")
 
 
-def synthesise(n: int, seed: int = 20240601) -> pd.DataFrame:
-    rows = [json.loads(line) for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line.strip()]
+def synthesise(responses_file: Path, n: int, seed: int = 20240601) -> pd.DataFrame:
+    rows = [json.loads(line) for line in responses_file.read_text(encoding="utf-8").splitlines() if line.strip()]
     rng = random.Random(seed)
     responses, gts, ids = [], [], []
     for i in range(n):
@@ -67,7 +68,10 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=80_000)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    df = synthesise(args.n)
+    reference = os.environ.get("HCTQA_REFERENCE_DIR", "").strip()
+    if not reference or not (Path(reference) / RESPONSES).is_file():
+        ap.error(f"set HCTQA_REFERENCE_DIR to the folder holding {RESPONSES} (got {reference!r})")
+    df = synthesise(Path(reference) / RESPONSES, args.n)
     times = []
     for _ in range(args.runs):
         t0 = time.perf_counter()

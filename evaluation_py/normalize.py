@@ -1,7 +1,7 @@
 """Response cleaning, answer splitting and value normalisation for HCT-QA scoring.
 
-The rules follow the description of the HCT-QA release's scoring
-(``../shared/reference/README.md``); the details that description leaves open
+The rules follow the published description of the HCT-QA release's scoring;
+the details that description leaves open
 were settled so that the release's published gemma-2-9b-it responses score
 exactly as the release reports (see ``tests/unit/test_scoring.py``):
 

@@ -2,7 +2,7 @@
 
 The release (the public HCT-QA `qaps` JSON) names properties in words ("Multi Level Column",
 "Row Filter Num Of Conditions"); the project stores them as snake_case columns. The table
-property columns follow ``../shared/PROPERTIES.md``; the question property columns follow
+property columns follow ``docs/properties.md``; the question property columns follow
 ``release_name_to_column`` (docs/contracts.md).
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 {#
-  Nesting and aggregation properties of one header axis, computed from its entries (PROPERTIES.md):
+  Nesting and aggregation properties of one header axis, computed from its entries (docs/properties.md):
   nesting (a data branch of length >= 2), balanced (all data branches equally long), symmetric (at the
   shallowest level where two or more nodes have children, all their subtrees are identical; when no
   level has two such nodes there is nothing to differ, so it counts as symmetric), and the aggregation

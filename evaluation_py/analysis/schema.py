@@ -1,6 +1,6 @@
 """Names shared by the analysis modules: property columns, their hierarchy, metrics.
 
-The table-property names follow ``../shared/PROPERTIES.md`` (23 booleans) and live in
+The table-property names follow ``docs/properties.md`` (23 booleans) and live in
 ``evaluation_py.properties``.
 """
 

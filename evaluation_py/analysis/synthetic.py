@@ -1,6 +1,6 @@
 """Deterministic fake inputs (tables, questions, scores) for tests and the benchmark.
 
-Property flags are consistent with ``PROPERTIES.md``: a child implies its parent,
+Property flags are consistent with ``docs/properties.md``: a child implies its parent,
 balanced/unbalanced and symmetric/asymmetric exclude each other and one of each
 holds under a nesting, ``standard_relational_table`` holds exactly when nothing else
 does. ``planted`` effects (property -> change of F1) are added to each model's

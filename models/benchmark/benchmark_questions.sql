@@ -1,4 +1,4 @@
--- The benchmark's questions (contract in ../shared/ARCHITECTURE.md): (table, question, answer, metadata).
+-- The benchmark's questions (contract in docs/contracts.md): (table, question, answer, metadata).
 with instances as (
     select * from {{ ref('int_question_instances') }}
 ),

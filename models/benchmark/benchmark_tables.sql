@@ -1,4 +1,4 @@
--- The benchmark's tables (contract in ../shared/ARCHITECTURE.md): one row per HCT with its renderings,
+-- The benchmark's tables (contract in docs/contracts.md): one row per HCT with its renderings,
 -- shape figures and the 23 table-property flags.
 with instances as (
     select * from {{ ref('int_table_instances') }}

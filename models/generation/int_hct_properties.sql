@@ -1,5 +1,5 @@
 -- The 23 table-property flags of every HCT, computed from its laid-out header trees and cells,
--- never copied from the template (definitions in ../shared/PROPERTIES.md).
+-- never copied from the template (definitions in docs/properties.md).
 with col_props as (
     {{ hct_axis_properties('col', 'column') }}
 ),

@@ -20,8 +20,8 @@ PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 
 
 @pytest.fixture(scope="module")
-def release_build(tmp_path_factory) -> Path:
-    return release_build_project(tmp_path_factory)
+def release_build(tmp_path_factory, real_sample_dir) -> Path:
+    return release_build_project(tmp_path_factory, real_sample_dir)
 
 
 def _rows(project: Path, sql: str) -> list[tuple]:

@@ -23,12 +23,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import REFERENCE, copy_project, dbt_executable, run_dbt
+from conftest import copy_project, dbt_executable, run_dbt
 
 SEED = 42
 SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
-RELEASE_DIR = REFERENCE / "hctqa-real-sample"
-GEMMA_RESPONSES = RELEASE_DIR / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
+GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the real sample folder
 NO_SINGULAR = ("--exclude", "test_type:singular")
 CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
 
@@ -98,23 +97,23 @@ def benchmark_base(tmp_path_factory) -> Path:
 _RELEASE_BUILD: dict[str, Path] = {}
 
 
-def release_build_project(tmp_path_factory) -> Path:
-    """One full build with the release sample imported and gemma's published responses replayed.
+def release_build_project(tmp_path_factory, release_dir: Path) -> Path:
+    """One full build with the release sample (`release_dir`) imported and gemma's published responses replayed.
 
     Shared with tests/e2e/test_analysis_build.py (same session: built once).
     """
     if "project" not in _RELEASE_BUILD:
         project = copy_project(tmp_path_factory.mktemp("release") / "project")
-        gemma = {"name": "gemma", "backend": "replay", "path": str(GEMMA_RESPONSES), "sources": ["real"]}
+        gemma = {"name": "gemma", "backend": "replay", "path": str(release_dir / GEMMA_RESPONSES), "sources": ["real"]}
         run_dbt(project, "build", *NO_SINGULAR, "--vars",
-                build_vars(hctqa_release_dir=str(RELEASE_DIR), eval_models=[gemma]))
+                build_vars(hctqa_release_dir=str(release_dir), eval_models=[gemma]))
         _RELEASE_BUILD["project"] = project
     return _RELEASE_BUILD["project"]
 
 
 @pytest.fixture(scope="session")
-def release_build(tmp_path_factory) -> Path:
-    return release_build_project(tmp_path_factory)
+def release_build(tmp_path_factory, real_sample_dir) -> Path:
+    return release_build_project(tmp_path_factory, real_sample_dir)
 
 
 # ---------------------------------------------------------------------------------------------- 1. baselines

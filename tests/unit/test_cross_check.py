@@ -5,10 +5,10 @@ from generator_py.questions import generate_questions
 from test_questions_fixtures import tables, toy_nl
 
 
-def test_sqlite_agrees_with_generated_answers():
+def test_sqlite_agrees_with_generated_answers(synthetic_sample_dir):
     nl = toy_nl()
     tabs, qs = {}, []
-    for t in tables():
+    for t in tables(synthetic_sample_dir):
         tabs[t.table_id] = t.frame
         qs += generate_questions(t, nl, 5)
     triples = [(q.question_id, q.table_id, q.sql) for q in qs]

@@ -1,7 +1,6 @@
 import csv
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,11 +27,6 @@ from generator_py.export import (
     release_csv,
     release_number,
     write_exports,
-)
-
-SAMPLE = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "hctqa-real-sample"
-    / "realWorld_HCT_qaps.sample.json"
 )
 
 SYN_CSV = "Event \\ Year,2020,2021\nRunning,\"1,200\",14\nSwimming,7,9\n"
@@ -101,8 +95,8 @@ def _questions(numeric_kind: str = "Int64") -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def sample():
-    return json.loads(SAMPLE.read_text(encoding="utf-8"))
+def sample(real_sample_dir):
+    return json.loads((real_sample_dir / "realWorld_HCT_qaps.sample.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture()
@@ -310,9 +304,9 @@ def test_round_trip_through_load_release(tmp_path, numeric_kind):
         assert got == want, column
 
 
-def test_sample_round_trip_keeps_properties(tmp_path):
+def test_sample_round_trip_keeps_properties(tmp_path, real_sample_dir):
     """The release sample -> load_release -> our export -> load_release: same properties."""
-    tables, questions = load_release(SAMPLE)
+    tables, questions = load_release(real_sample_dir)
     paths = write_exports(tmp_path, tables, questions)
     tables2, questions2 = load_release(paths[2])
     pd.testing.assert_frame_equal(

@@ -1,14 +1,12 @@
-import glob
 import json
-import os
 
 import pandas as pd
 import pytest
 
 from generator_py.ground_truth import ground_truth
 
-REF = os.path.join(os.path.dirname(__file__), "../../../shared/reference/hctqa-synthetic-sample")
-FILES = sorted(glob.glob(os.path.join(REF, "*_QandA.json")))
+# The three instances of the release's synthetic sample (HCTQA_REFERENCE_DIR/hctqa-synthetic-sample).
+SETS = ["Number_of_accidents_set2_3", "Number_of_accidents_set150_5", "Number_of_accidents_set321_2"]
 
 
 def _parse(gt):
@@ -24,14 +22,14 @@ def _parse(gt):
     return rows
 
 
-def test_reference_sample_is_there():
-    assert len(FILES) == 3
+def test_reference_sample_is_there(synthetic_sample_dir):
+    assert sorted(p.name for p in synthetic_sample_dir.glob("*_QandA.json")) == sorted(f"{n}_QandA.json" for n in SETS)
 
 
-@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
-def test_reference_sample(path):
-    data = json.load(open(path))
-    frame = pd.read_csv(path.replace("_QandA.json", "_DB.csv"))
+@pytest.mark.parametrize("name", SETS)
+def test_reference_sample(synthetic_sample_dir, name):
+    data = json.loads((synthetic_sample_dir / f"{name}_QandA.json").read_text())
+    frame = pd.read_csv(synthetic_sample_dir / f"{name}_DB.csv")
     frame = frame[frame.iloc[:, 0] != frame.columns[0]].reset_index(drop=True)  # duplicated header line
     for q in data["questions"]:
         got, want = _parse(ground_truth(frame, q["sql"])), _parse(q["sqlResult"])

@@ -7,8 +7,6 @@ from evaluation_py.backends.base import PredictionRequest, get_backend
 from evaluation_py.baselines.header_match import answer_question, format_number
 from html_fixtures import NESTED
 
-SYN = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "hctqa-synthetic-sample"
-
 SETS = ["Number_of_accidents_set2_3", "Number_of_accidents_set150_5", "Number_of_accidents_set321_2"]
 
 
@@ -16,9 +14,9 @@ def _values(text):
     return sorted(v.strip() for v in text.replace("{", "").replace("}", "").replace("||", "|").split("|") if v.strip())
 
 
-def _load(name):
-    html = (SYN / f"{name}_HCT.html").read_text()
-    questions = {q["name"]: q for q in json.loads((SYN / f"{name}_QandA.json").read_text())["questions"]}
+def _load(sample: Path, name):
+    html = (sample / f"{name}_HCT.html").read_text()
+    questions = {q["name"]: q for q in json.loads((sample / f"{name}_QandA.json").read_text())["questions"]}
     return html, questions
 
 
@@ -34,23 +32,23 @@ def _load(name):
         ("Number_of_accidents_set321_2", "template 7", "157 || 10"),
     ],
 )
-def test_exact_answers(name, template, expected):
-    html, questions = _load(name)
+def test_exact_answers(synthetic_sample_dir, name, template, expected):
+    html, questions = _load(synthetic_sample_dir, name)
     assert answer_question(html, questions[template]["nlq"]) == expected
 
 
 @pytest.mark.parametrize("name", SETS)
-def test_templates_1_to_3_value_sets(name):
-    html, questions = _load(name)
+def test_templates_1_to_3_value_sets(synthetic_sample_dir, name):
+    html, questions = _load(synthetic_sample_dir, name)
     for template in ("template 1", "template 2", "template 3"):
         q = questions[template]
         assert _values(answer_question(html, q["nlq"])) == _values(q["sqlResult"]), (name, template)
 
 
-def test_most_reference_questions_answered():
+def test_most_reference_questions_answered(synthetic_sample_dir):
     right = total = 0
     for name in SETS:
-        html, questions = _load(name)
+        html, questions = _load(synthetic_sample_dir, name)
         for q in questions.values():
             total += 1
             right += _values(answer_question(html, q["nlq"])) == _values(q["sqlResult"])
@@ -78,9 +76,9 @@ def test_format_number():
     assert format_number(3.1) == "3.1"
 
 
-def test_backend():
+def test_backend(synthetic_sample_dir):
     backend = get_backend("header_match", {})
-    html, questions = _load("Number_of_accidents_set2_3")
+    html, questions = _load(synthetic_sample_dir, "Number_of_accidents_set2_3")
     base = dict(table_id="t", model_name="hm", backend="header_match", model="", table_format="html", messages=())
     requests = [
         PredictionRequest(cache_key="k1", question_id="q1", question=questions["template 1"]["nlq"], table_html=html, **base),

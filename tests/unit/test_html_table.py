@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,6 @@ from evaluation_py.table_render import (
     render_release_table,
 )
 from html_fixtures import NESTED
-
-REF = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference"
-SYN = REF / "hctqa-synthetic-sample"
 
 
 def test_nested_spans_and_paths():
@@ -58,14 +54,14 @@ def test_group_label_at_same_level_and_rowspan_rows():
     assert {v.column_path for v in t.value_cells} == {("Rural",), ("Urban",)}
 
 
-def test_reference_synthetic_html():
-    t = parse_html_table((SYN / "Number_of_accidents_set150_5_HCT.html").read_text())
+def test_reference_synthetic_html(synthetic_sample_dir):
+    t = parse_html_table((synthetic_sample_dir / "Number_of_accidents_set150_5_HCT.html").read_text())
     assert t.header_rows == [0, 1, 2]
     assert len(t.value_cells) == 32
     v = next(v for v in t.value_cells if v.text == "36.00")
     assert v.row_path == ("Drowning", "Serious") and v.column_path == ("2020", "Q2", "Female")
 
-    t = parse_html_table((SYN / "Number_of_accidents_set321_2_HCT.html").read_text())
+    t = parse_html_table((synthetic_sample_dir / "Number_of_accidents_set321_2_HCT.html").read_text())
     assert t.header_rows == [0, 1]
     v = next(v for v in t.value_cells if v.text == "44.00")
     assert v.row_path == ("Traffic", "Serious") and v.column_path == ("Female", "2021")
@@ -124,8 +120,8 @@ def test_release_merge_markers():
     assert v.row_path == ("Women", "All", "Ours")
 
 
-def test_real_sample_tables_parse():
-    data = json.loads((REF / "hctqa-real-sample" / "realWorld_HCT_qaps.sample.json").read_text())
+def test_real_sample_tables_parse(real_sample_dir):
+    data = json.loads((real_sample_dir / "realWorld_HCT_qaps.sample.json").read_text())
     for table in data:
         html, md, grid, layout = render_release_table(table["table_info"]["table_formats"]["csv"])
         t = parse_html_table(html)

@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,6 @@ from evaluation_py.properties import (
     release_name_to_column,
     table_properties_from_release,
 )
-
-SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "hctqa-real-sample" / "realWorld_HCT_qaps.sample.json"
 
 
 def test_table_property_lists():
@@ -52,8 +49,8 @@ def test_parse_release_number_rejects(value):
         parse_release_number(value)
 
 
-def test_names_match_the_sample():
-    data = json.loads(SAMPLE.read_text())
+def test_names_match_the_sample(real_sample_dir):
+    data = json.loads((real_sample_dir / "realWorld_HCT_qaps.sample.json").read_text())
     for table in data:
         keys = set(table["table_info"]["table_properties"])
         assert set(TABLE_PROPERTIES) <= keys <= set(TABLE_PROPERTIES) | {"Row Nesting"}

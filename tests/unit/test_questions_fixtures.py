@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pandas as pd
 
 from generator_py.questions import load_domain_nl
 from generator_py.relational import RelationalTable, ShownAggregate, TableAttribute
-
-REF = "../shared/reference/hctqa-synthetic-sample"
 
 ATTRS = pd.DataFrame(
     [("toy", "Gender", "independent", 1, "Gender"), ("toy", "Year", "independent", 1, "Year"),
@@ -78,8 +77,9 @@ def _shown(frame, rows, cols, agg_fun, groups):
     return tuple(out)
 
 
-def reference_table(name: str, rows, cols, shown=()) -> RelationalTable:
-    df = pd.read_csv(f"{REF}/{name}_DB.csv", dtype=str)
+def reference_table(sample: Path, name: str, rows, cols, shown=()) -> RelationalTable:
+    """A relational table of the release's synthetic sample (folder `sample`)."""
+    df = pd.read_csv(sample / f"{name}_DB.csv", dtype=str)
     df = df[df.iloc[:, 0] != df.columns[0]].reset_index(drop=True)
     df["Value"] = df["Value"].astype(float)
     df = df[list(rows) + list(cols) + ["Value"]]
@@ -110,11 +110,12 @@ def unbalanced_table() -> RelationalTable:
         shown_aggregates=_shown(df, rows, cols, "sum", shown))
 
 
-def tables() -> list[RelationalTable]:
+def tables(sample: Path) -> list[RelationalTable]:
+    """The three tables of the synthetic sample (the `synthetic_sample_dir` fixture) and a toy unbalanced one."""
     return [
-        reference_table("Number_of_accidents_set2_3", ["Event"], ["Gender"], shown=[(("Traffic",), ())]),
-        reference_table("Number_of_accidents_set321_2", ["Event", "Severity"], ["Gender", "Year"],
+        reference_table(sample, "Number_of_accidents_set2_3", ["Event"], ["Gender"], shown=[(("Traffic",), ())]),
+        reference_table(sample, "Number_of_accidents_set321_2", ["Event", "Severity"], ["Gender", "Year"],
                         shown=[(("Fire",), ()), (("Traffic", "Fatal"), ("Male",)), ((), ())]),
-        reference_table("Number_of_accidents_set150_5", ["Event", "Severity"], ["Year", "Quarter", "Gender"]),
+        reference_table(sample, "Number_of_accidents_set150_5", ["Event", "Severity"], ["Year", "Quarter", "Gender"]),
         unbalanced_table(),
     ]

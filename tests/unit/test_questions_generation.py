@@ -14,16 +14,16 @@ from test_questions_fixtures import tables, toy_nl, unbalanced_table
 NL = toy_nl()
 
 
-def _all():
+def _all(sample):
     out = []
-    for t in tables():
+    for t in tables(sample):
         out.append((t, generate_questions(t, NL, 3)))
     return out
 
 
 @pytest.fixture(scope="module")
-def generated():
-    return _all()
+def generated(synthetic_sample_dir):
+    return _all(synthetic_sample_dir)
 
 
 @pytest.fixture(scope="module")

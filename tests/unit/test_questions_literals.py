@@ -54,8 +54,8 @@ def _parsed_literals(sql):
     return out
 
 
-def test_generated_questions_carry_their_literals():
-    for t in tables():
+def test_generated_questions_carry_their_literals(synthetic_sample_dir):
+    for t in tables(synthetic_sample_dir):
         for q in generate_questions(t, NL, 7):
             assert q.sql_literals, q.sql
             assert sorted(q.sql_literals) == sorted(_parsed_literals(q.sql)), (q.sql, q.sql_literals)
@@ -63,8 +63,8 @@ def test_generated_questions_carry_their_literals():
                 assert lit in q.question, (lit, q.question)
 
 
-def test_plain_tables_and_generate_all_rows():
-    ts = tables()
+def test_plain_tables_and_generate_all_rows(synthetic_sample_dir):
+    ts = tables(synthetic_sample_dir)
     plain = [_uncompact(_compact(t)) for t in ts]
     assert all(isinstance(p, PlainRelationalTable) for p in plain)
     assert list(plain[0].frame.columns) == list(ts[0].frame.columns)
@@ -74,7 +74,7 @@ def test_plain_tables_and_generate_all_rows():
         assert a == b
 
 
-def test_generate_all_same_rows_for_any_worker_count():
+def test_generate_all_same_rows_for_any_worker_count(synthetic_sample_dir):
     import pandas as pd
     from test_questions_fixtures import TEMPLATES
 
@@ -82,7 +82,7 @@ def test_generate_all_same_rows_for_any_worker_count():
     nl = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
     meanings = pd.DataFrame([("toy", "*", "number of accidents", "Please, report the corresponding $REPORTATTR .")],
                             columns=["domain", "template_name", "value_meaning", "report_sentence"])
-    base = [_compact(t) for t in tables()]
+    base = [_compact(t) for t in tables(synthetic_sample_dir)]
     many = [_uncompact((f"{c[0]}--x{i:03d}",) + c[1:]) for i in range(55) for c in base]  # > 200: the pool path
     one = generate_all(many, nl, meanings, ATTRS, 5, workers=1)
     two = generate_all(many, nl, meanings, ATTRS, 5, workers=2)

@@ -17,18 +17,22 @@ from evaluation_py.properties import (
 from evaluation_py.real_import import QUESTION_COLUMNS, TABLE_COLUMNS, load_release, parse_gt_rows
 from evaluation_py.table_render import MERGE_MARKER, parse_release_csv
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "hctqa-real-sample"
-SAMPLE = SAMPLE_DIR / "realWorld_HCT_qaps.sample.json"
+SAMPLE_NAME = "realWorld_HCT_qaps.sample.json"
 
 
 @pytest.fixture(scope="module")
-def release():
-    return json.loads(SAMPLE.read_text())
+def sample(real_sample_dir) -> Path:
+    return real_sample_dir / SAMPLE_NAME
 
 
 @pytest.fixture(scope="module")
-def frames():
-    return load_release(SAMPLE_DIR)
+def release(sample):
+    return json.loads(sample.read_text())
+
+
+@pytest.fixture(scope="module")
+def frames(real_sample_dir):
+    return load_release(real_sample_dir)
 
 
 def test_counts(frames):
@@ -42,11 +46,11 @@ def test_counts(frames):
     assert questions["template_id"].isna().all() and questions["sql"].isna().all()
 
 
-def test_direct_file_and_gzip(tmp_path, frames):
-    t1, q1 = load_release(SAMPLE)
+def test_direct_file_and_gzip(tmp_path, frames, sample):
+    t1, q1 = load_release(sample)
     assert len(t1) == 38 and len(q1) == 194
     target = tmp_path / "realWorld_HCT_qaps.json.gz"
-    with open(SAMPLE, "rb") as src, gzip.open(target, "wb") as dst:
+    with open(sample, "rb") as src, gzip.open(target, "wb") as dst:
         shutil.copyfileobj(src, dst)
     t2, q2 = load_release(tmp_path)
     pd.testing.assert_frame_equal(t2, frames[0])
@@ -129,7 +133,11 @@ def test_errors(tmp_path):
     bad.write_text(json.dumps({"a": 1}))
     with pytest.raises(ValueError, match="list of tables"):
         load_release(bad)
-    table = json.loads(SAMPLE.read_text())[0]
+
+
+def test_errors_in_tables_and_questions(tmp_path, release):
+    bad = tmp_path / "realWorld_HCT_qaps.json"
+    table = release[0]
     broken = dict(table)
     del broken["questions"]
     bad.write_text(json.dumps([table, broken]))

@@ -15,11 +15,15 @@ from evaluation_py import score as score_cli
 from evaluation_py.scoring import dataset_of, score_frame, score_one, summarize
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = (ROOT.parent / "shared" / "reference" / "hctqa-real-sample"
-             / "responses--gemma-2-9b-it--realHCTs.sample.jsonl")
 
 
-# The table of ../shared/reference/README.md: (n, left_out, precision, recall, f1, cc).
+@pytest.fixture(scope="module")
+def reference(real_sample_dir) -> Path:
+    """The release's published gemma-2-9b-it responses to the 194 questions of the real sample."""
+    return real_sample_dir / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
+
+
+# The scores the release's own scoring gives that file: (n, left_out, precision, recall, f1, cc).
 EXPECTED_ALL = {
     "paper": (194, 9, 0.3969, 0.3924, 0.3706, 0.2757),
     "strict": (194, 0, 0.3785, 0.3742, 0.3534, 0.2629),
@@ -35,8 +39,8 @@ EXPECTED_LEFT_OUT_BY_DATASET = {"psa": 7, "arxiv": 0, "census": 2, "pak": 0}
 METRICS = ("precision", "recall", "f1", "cc")
 
 
-def _reference_frame() -> pd.DataFrame:
-    df = pd.read_json(REFERENCE, lines=True, dtype=False)
+def _reference_frame(path: Path) -> pd.DataFrame:
+    df = pd.read_json(path, lines=True, dtype=False)
     df["dataset"] = df["qap_id"].map(dataset_of)
     return df
 
@@ -59,16 +63,16 @@ def _call_cli(capsys, *args: str) -> subprocess.CompletedProcess:
 # ---------------------------------------------------------------- reference numbers
 
 @pytest.mark.parametrize("mode", ["paper", "strict"])
-def test_reference_all_questions_api(mode):
-    row = summarize(score_frame(_reference_frame()), mode, []).iloc[0]
+def test_reference_all_questions_api(reference, mode):
+    row = summarize(score_frame(_reference_frame(reference)), mode, []).iloc[0]
     n, left_out, *means = EXPECTED_ALL[mode]
     assert int(row["n"]) == n
     assert int(row["left_out"]) == left_out
     assert [round(float(row[m]), 4) for m in METRICS] == means
 
 
-def test_reference_per_dataset_paper_api():
-    res = summarize(score_frame(_reference_frame()), "paper", ["dataset"]).set_index("dataset")
+def test_reference_per_dataset_paper_api(reference):
+    res = summarize(score_frame(_reference_frame(reference)), "paper", ["dataset"]).set_index("dataset")
     assert set(res.index) == set(EXPECTED_PAPER_BY_DATASET)
     for ds, (n, *means) in EXPECTED_PAPER_BY_DATASET.items():
         assert int(res.loc[ds, "n"]) == n, ds
@@ -76,8 +80,8 @@ def test_reference_per_dataset_paper_api():
         assert [round(float(res.loc[ds, m]), 4) for m in METRICS] == means, ds
 
 
-def test_reference_score_one_agrees_with_score_frame():
-    df = _reference_frame()
+def test_reference_score_one_agrees_with_score_frame(reference):
+    df = _reference_frame(reference)
     scored = score_frame(df)
     for (_, row), resp, gt in zip(scored.iterrows(), df["response"], df["gt"]):
         one = score_one(resp, gt)
@@ -87,8 +91,8 @@ def test_reference_score_one_agrees_with_score_frame():
 
 
 @pytest.mark.parametrize("mode", ["paper", "strict"])
-def test_reference_cli(mode):
-    proc = _run_cli(str(REFERENCE), "--mode", mode, "--by", "dataset")
+def test_reference_cli(reference, mode):
+    proc = _run_cli(str(reference), "--mode", mode, "--by", "dataset")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     n, left_out, *means = EXPECTED_ALL[mode]
@@ -106,8 +110,8 @@ def test_reference_cli(mode):
         assert all(g["left_out"] == 0 for g in out["groups"].values())
 
 
-def test_reference_cli_without_by_has_no_groups():
-    proc = _run_cli(str(REFERENCE))
+def test_reference_cli_without_by_has_no_groups(reference):
+    proc = _run_cli(str(reference))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert "groups" not in out
