@@ -26,7 +26,7 @@ def cross_check(project) -> str:
     seconds = next(r["execution_time"] for r in results if r["unique_id"].endswith("int_answer_cross_check"))
     import duckdb
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    n, agreed = con.execute("select count(*), count(*) filter (where agrees) from int_answer_cross_check").fetchone()
+    n, agreed = con.execute("select count(*), count(*) filter (where agrees) from intermediate.int_answer_cross_check").fetchone()
     con.close()
     return (f"\nSQLite cross-check of every default-scale question (`--vars '{{cross_check: true}}'`): "
             f"{n} questions, {agreed} agree, model time {seconds:.1f} s (dbt wall {wall:.1f} s).\n")

@@ -42,12 +42,12 @@ def _load_duckdb(path: str) -> dict:
 
     con = duckdb.connect(path, read_only=True)
     try:
-        aggregates = (con.table("int_hct_cells").filter("role = 'aggregate'")
+        aggregates = (con.table("intermediate.int_hct_cells").filter("role = 'aggregate'")
                       .project("table_id, row_group, col_group, value").distinct().df())
-        return {"instances": con.table("int_table_instances").df(), "rows": con.table("int_relational_rows").df(),
-                "aggregates": aggregates, "nl": con.table("stg_nl_templates").df(),
-                "meanings": con.table("stg_nl_table_meanings").df(),
-                "attributes": con.table("stg_domain_attributes").df()}
+        return {"instances": con.table("intermediate.int_table_instances").df(), "rows": con.table("intermediate.int_relational_rows").df(),
+                "aggregates": aggregates, "nl": con.table("staging.stg_nl_templates").df(),
+                "meanings": con.table("staging.stg_nl_table_meanings").df(),
+                "attributes": con.table("staging.stg_domain_attributes").df()}
     finally:
         con.close()
 

@@ -39,7 +39,7 @@ def test_new_domain_from_seed_rows_only(tmp_path):
     n_questions, n_templates = con.execute(
         "select count(*), count(distinct template_id) from benchmark_questions where dataset = 'museums'").fetchone()
     assert n_questions >= 12 * 13 and n_templates >= 14
-    assert con.execute("select bool_and(agrees) from int_answer_cross_check").fetchone()[0]
+    assert con.execute("select bool_and(agrees) from intermediate.int_answer_cross_check").fetchone()[0]
 
 
 def test_bad_seed_fails_the_build_and_keeps_what_was_built(tmp_path):

@@ -17,7 +17,7 @@ LEAF_PROPERTIES = [
 def test_every_domain_and_variant_is_built(ci_db):
     n_tables, n_domains = ci_db.execute(
         "select count(*), count(distinct dataset) from benchmark_tables where source = 'synthetic'").fetchone()
-    n_variants = ci_db.execute("select count(*) from int_table_variants").fetchone()[0]
+    n_variants = ci_db.execute("select count(*) from intermediate.int_table_variants").fetchone()[0]
     assert n_domains == 7
     assert n_tables == n_variants  # one replica per variant at CI scale
 
@@ -31,7 +31,7 @@ def test_all_nineteen_properties_occur(ci_db):
 
 def test_numbers_print_as_integers_or_two_decimals(ci_db):
     rows = ci_db.execute("""
-        select c.text, i.value_is_integer from int_hct_cells c join int_table_instances i using (table_id)
+        select c.text, i.value_is_integer from intermediate.int_hct_cells c join intermediate.int_table_instances i using (table_id)
         where c.role = 'data'""").fetchall()
     for text, is_int in rows:
         if is_int:
@@ -43,7 +43,7 @@ def test_numbers_print_as_integers_or_two_decimals(ci_db):
 def test_relational_csv_has_attribute_header_and_value(ci_db):
     csv, attrs = ci_db.execute("""
         select t.relational_csv, list_concat(i.row_attributes, i.col_attributes)
-        from benchmark_tables t join int_table_instances i using (table_id) limit 1""").fetchone()
+        from benchmark_tables t join intermediate.int_table_instances i using (table_id) limit 1""").fetchone()
     assert csv.splitlines()[0] == ",".join(attrs) + ",Value"
 
 

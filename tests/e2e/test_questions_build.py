@@ -20,7 +20,7 @@ def test_every_template_and_about_fifteen_questions_per_table(ci_db):
 
 def test_sqlite_agrees_with_duckdb_on_every_question(ci_db):
     n_questions = ci_db.execute("select count(*) from benchmark_questions where source = 'synthetic'").fetchone()[0]
-    checked, agreed = ci_db.execute("select count(*), count(*) filter (where agrees) from int_answer_cross_check").fetchone()
+    checked, agreed = ci_db.execute("select count(*), count(*) filter (where agrees) from intermediate.int_answer_cross_check").fetchone()
     assert checked == n_questions and agreed == checked
 
 
