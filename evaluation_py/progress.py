@@ -1,4 +1,9 @@
-"""A small progress bar on stderr: done/total, rate, ETA; throttled; silent when total is 0 or disabled."""
+"""A small progress bar on stderr: done/total, rate, ETA; throttled; silent when total is 0 or disabled.
+
+It runs inside `dbt build`, whose threads print their own lines meanwhile: the bar is therefore never
+redrawn in place (a carriage return would splice it into dbt's next line) but written as whole lines,
+stamped like dbt's own (UTC `HH:MM:SS`), each in one write.
+"""
 from __future__ import annotations
 
 import sys
@@ -18,20 +23,18 @@ def _fmt_duration(s: float) -> str:
 class Progress:
     """`update(n)` as work finishes, `close()` at the end (or use as a context manager).
 
-    On a terminal the line is redrawn in place at most every `min_interval_s`; elsewhere (logs, CI)
-    a full line is written at most every `log_interval_s`, and a final line on close.
+    A line is written at the first update, then at most every `log_interval_s`, and a final one on close.
     """
 
     def __init__(self, total: int, desc: str = "", enabled: bool = True, stream: Optional[TextIO] = None,
-                 min_interval_s: float = 0.2, log_interval_s: float = 10.0, width: int = 24):
+                 log_interval_s: float = 10.0, width: int = 24):
         self.total = int(total)
         self.desc = desc
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = bool(enabled) and self.total > 0
         self.width = width
         self.done = 0
-        self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self._interval = min_interval_s if self._tty else log_interval_s
+        self._interval = log_interval_s
         self._t0 = time.monotonic()
         self._last = float("-inf")
         self._closed = False
@@ -57,17 +60,13 @@ class Progress:
             self._last = now
             self._draw()
 
-    def _draw(self, final: bool = False) -> None:
-        text = self.line()
-        if self._tty:
-            self.stream.write("\r" + text + ("\n" if final else ""))
-        else:
-            self.stream.write(text + "\n")
+    def _draw(self) -> None:
+        self.stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {self.line()}\n")
         self.stream.flush()
 
     def close(self) -> None:
         if self.enabled and not self._closed:
-            self._draw(final=True)
+            self._draw()
         self._closed = True
 
     def __enter__(self) -> "Progress":

@@ -76,7 +76,10 @@ CI_VARS = "{replicas: 1, cross_check: true}"
 @pytest.fixture(scope="session")
 def ci_build(tmp_path_factory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("ci") / "project")
-    run_dbt(project, "build", "--vars", CI_VARS)
+    proc = run_dbt(project, "build", "--vars", CI_VARS)
+    # what a user would see in the terminal, for the tests of the build's log
+    (project / "build.stdout").write_text(proc.stdout)
+    (project / "build.stderr").write_text(proc.stderr)
     return project
 
 

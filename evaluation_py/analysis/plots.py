@@ -9,6 +9,7 @@ from :func:`selection.model_order`; without it the frame's own mean F1 is used).
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from matplotlib.figure import Figure
 from .schema import POOLED, QUESTION_PROPERTY_LABELS
 
 DPI = 100
+_LABEL_WRAP = 60  # characters per line of a long category label
 _RC = {"svg.hashsalt": "hctqa-analysis", "svg.fonttype": "path", "path.simplify": True}
 
 
@@ -229,8 +231,12 @@ def plot_composition(composition: pd.DataFrame, out_dir, facet: str, filename: s
     df = composition[composition["facet"] == facet]
     title = f"Benchmark composition: {facet.replace('_', ' ')}"
     name = filename or f"composition_{facet}.png"
-    longest = max((len(str(k)) for k in df["key"]), default=10)
-    fig = _new_figure(min(6.0 + 0.06 * longest, 16.0), 1.5 + 0.3 * max(len(df), 1))
+    # A property combination names up to a dozen properties: wrapped, its label fits beside the bars
+    # (unwrapped, tight_layout cannot make room and warns).
+    labels = [textwrap.fill(str(k), _LABEL_WRAP) for k in df["key"]]
+    longest = max((len(line) for label in labels for line in label.splitlines()), default=10)
+    extra_lines = sum(label.count("\n") for label in labels)
+    fig = _new_figure(min(6.0 + 0.06 * longest, 16.0), 1.5 + 0.3 * max(len(df), 1) + 0.12 * extra_lines)
     if df.empty:
         _placeholder(fig, title, "no data")
         return _save(fig, out_dir, name)
@@ -244,7 +250,7 @@ def plot_composition(composition: pd.DataFrame, out_dir, facet: str, filename: s
         ax.set_xlabel(col.replace("n_", "number of "))
         ax.set_xlim(0, max(vals.max(), 1) * 1.2)
     axes[0].set_yticks(y)
-    axes[0].set_yticklabels([str(k) for k in df["key"]], fontsize=7)
+    axes[0].set_yticklabels(labels, fontsize=7)
     axes[0].invert_yaxis()
     axes[0].set_ylabel(facet.replace("_", " "))
     fig.suptitle(title)

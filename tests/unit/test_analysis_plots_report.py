@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -98,3 +99,17 @@ def test_run_analysis_end_to_end(inputs, tmp_path):
     refs = re.findall(r"""src=['"]([^'"]+)['"]""", text)
     assert len(refs) == len(res["plots"]) and all((tmp_path / "out" / r).is_file() for r in refs)
     assert res["model_order"] == ["m_a", "m_b", "m_c"]
+
+
+def test_composition_plot_of_long_property_combinations_warns_nothing(tmp_path):
+    # Keys as long as the build's property combinations (a dozen properties): without room for
+    # them matplotlib's tight_layout warned into every build log.
+    from evaluation_py.analysis.schema import TABLE_PROPERTY_COLUMNS
+
+    keys = [" + ".join(TABLE_PROPERTY_COLUMNS[i:i + 12]) for i in range(10)] + ["(other combinations)"]
+    composition = pd.DataFrame({"facet": "property_combination", "key": keys,
+                                "n_tables": range(11, 0, -1), "n_questions": range(110, 0, -10)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = plots.plot_composition(composition, tmp_path, "property_combination")
+    assert Path(path).stat().st_size > 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -188,5 +189,26 @@ def test_progress_bar_output():
     p.close()
     lines = s.getvalue().splitlines()
     assert len(lines) == 2  # first update, then throttled until the final line
-    assert lines[-1].startswith("openai [########################] 1000/1000") and "/s" in lines[-1]
+    assert re.fullmatch(r"\d\d:\d\d:\d\d  openai \[#{24}\] 1000/1000 .*/s .*", lines[-1]), lines[-1]
     assert "ETA 00:00" in lines[-1]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_writes_whole_lines_only():
+    # dbt prints its own lines from other threads meanwhile: a bar redrawn in place ("\r") would be
+    # spliced into them, so every write is one whole, timestamped line.
+    s = _Terminal()
+    writes = []
+    s.write = lambda text: writes.append(text) or len(text)
+    p = Progress(3, desc="gemma", stream=s, log_interval_s=0)
+    for _ in range(3):
+        p.update()
+    p.close()
+    assert len(writes) == 4  # every update (no throttling here) and the final line
+    for text in writes:
+        assert "\r" not in text and text.endswith("\n") and text.count("\n") == 1, repr(text)
+        assert re.match(r"\d\d:\d\d:\d\d  gemma \[", text), repr(text)
