@@ -8,12 +8,12 @@
 {% materialization seed, adapter='duckdb' %}
   {%- set file = model.original_file_path -%}
   {%- set path = adapter.get_seed_file_path(model) | replace("'", "''") -%}
+  {%- set declared = (config.get('column_types') or {}).keys() | list -%}
   {%- set text = run_query("select content from read_text('" ~ path ~ "')").columns[0].values()[0] -%}
   {%- if text is none or text | replace('\ufeff', '') | trim == '' -%}
     {{ exceptions.raise_compiler_error(file ~ " is empty: a seed file needs at least its header line ("
-                                       ~ (config.get('column_types') or {}).keys() | join(',') ~ ")") }}
+                                       ~ declared | join(',') ~ ")") }}
   {%- endif -%}
-  {%- set declared = (config.get('column_types') or {}).keys() | list -%}
   {%- if declared -%}
     {%- set header = run_query("describe select * from read_csv('" ~ path ~ "', header = true, all_varchar = true)")
                      .columns[0].values() | list -%}
