@@ -1,0 +1,250 @@
+"""How ``strict`` mode reads a response: the answer a fair reader would take from it.
+
+``paper`` mode (:mod:`evaluation_py.normalize`) is the release's literal procedure; ``strict``
+is this project's own, and the default of the CLI and the marts. Both read the ground truth
+the same way (:func:`evaluation_py.normalize.gt_values`, except that ``strict`` keeps a
+number's trailing zeros, which set its precision, and drops empty values). The rules:
+
+Unanswered (scored 0 on every metric, kept in the averages and counted): a missing response;
+one that, lower-cased and stripped, starts with ``no answer`` or ``error`` (what ``paper``
+mode leaves out); one whose answer part (below) starts with a refusal (:data:`REFUSALS`,
+e.g. ``I cannot``, ``sorry``, ``n/a``, ``not enough information``); one with no value left.
+
+Answer part, first rule that applies:
+
+1. ``\\boxed{...}``: the contents of every box (braces balanced), each a block of its own;
+2. a final-answer marker: the text after the last ``final answer`` (with ``:``, ``=``, ``is``
+   or nothing after it), else after the last ``answer:``, ``answer =`` or ``answer is``, up
+   to the next blank line (when the marker ends its line, the lines below it);
+3. otherwise the whole response.
+
+Then the answer part is cut at the first trailing-commentary marker (:data:`COMMENT_MARKERS`:
+``Note:``, ``Explanation:``, ``<eos_token>``, ...) and at its first blank line, code fences
+and backticks are dropped, and so are Markdown emphasis marks (``**``).
+
+Values: when the answer part has a ``|`` it is read in the ground truth's format (``{a | b}
+|| {c}``) or as a Markdown table: braces removed, split on ``|`` (so also ``||``) and on line
+breaks, separator cells (``---``) dropped. Otherwise each non-empty line is a value, with
+Markdown list marks (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) removed. Each value is stripped
+of surrounding quotes, brackets, ``*``/``_`` and a final ``.``, ``,``, ``;`` or ``:``, lower-cased,
+with runs of white space made one space. Empty values are dropped, and repeated ones count once.
+
+Numbers: a value is a number when it is one entirely: an optional sign and currency sign
+(``$``, ``€``, ``£``), digits with optional thousands separators (``1,234,567``; a comma in
+any other place is text: ``1,5``), an optional decimal part and an optional ``%`` (dropped:
+``71.4%`` is 71.4). A short sentence (at most :data:`SHORT_SENTENCE_WORDS` words) holding
+exactly one number also reads as that number (``There were 1,234 accidents.``), besides its
+text; a value starting with ``yes`` or ``no`` then a punctuation mark also reads as ``yes``
+or ``no`` (``Yes, it rose.``).
+
+Matching: a response value matches a numeric ground-truth value when it reads as a number
+that differs from it by at most half a unit of the ground truth's last decimal place
+(``50.555``, ``50.56`` and ``50.560`` match ``50.56``; ``50.5`` does not; ``1,234`` matches
+``1234``, and so does ``1234.4``); any other ground-truth value is matched by equal text.
+Precision is the share of the response's values that match some ground-truth value, recall
+the share of ground-truth values matched by some response value, F1 their harmonic mean
+(0 when both are 0), CC 1 when recall is 1.
+
+No dbt imports here.
+"""
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import NamedTuple
+
+from .normalize import LEFT_OUT_PREFIXES, gt_value_list, is_missing
+
+REFUSALS: tuple[str, ...] = (
+    "no answer", "error", "i cannot", "i can't", "i can not", "i am unable", "i'm unable", "unable to",
+    "i am sorry", "i'm sorry", "sorry", "i don't know", "i do not know", "n/a", "cannot be determined",
+    "can't be determined", "cannot determine", "not enough information", "insufficient information",
+    "there is not enough information", "there is no information", "the table does not",
+    "the question cannot",
+)
+COMMENT_MARKERS: tuple[str, ...] = (
+    "<eos_token>", "<|eot_id|>", "<|im_end|>", "</s>", "#input", "# input", "# solution", "#solution",
+    "# explanation", "#explanation", "explanation:", "note:", "table:", "reasoning:",
+)
+SHORT_SENTENCE_WORDS = 20
+
+_REFUSAL_RE = re.compile(r"(?:%s)(?!\w)" % "|".join(re.escape(r) for r in REFUSALS))
+_BOXED_RE = re.compile(r"\\boxed\s*\{")
+_FINAL_RE = re.compile(r"final\s+answer\s*(?:is\b\s*)?[:=]?", re.IGNORECASE)
+_ANSWER_RE = re.compile(r"\banswer\s*(?:is\b\s*[:=]?|[:=])", re.IGNORECASE)
+_COMMENT_RE = re.compile("|".join(re.escape(m) for m in COMMENT_MARKERS), re.IGNORECASE)
+_BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
+_FENCE_RE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
+_LIST_MARK_RE = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
+_SEPARATOR_CELL_RE = re.compile(r"^:?-{2,}:?$")
+_EDGE = " \t\"'`*_{}“”‘’"
+_SPACES_RE = re.compile(r"\s+")
+_NUMBER_RE = re.compile(r"([+-]?)[$€£]?(\d{1,3}(?:,\d{3})+|\d*)(\.\d+)?\s?%?")
+_NUMBER_TOKEN_RE = re.compile(r"(?<![\w.,])[+-]?[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\w]|[.,]\d)")
+_YES_NO_RE = re.compile(r"^(yes|no)[,.!;:]")
+
+
+class Value(NamedTuple):
+    """One value as strict mode reads it: its texts (the value, and a yes/no reading) and its number."""
+    texts: tuple[str, ...]
+    number: Decimal | None
+
+
+class GtValue(NamedTuple):
+    text: str
+    number: Decimal | None
+    half_unit: Decimal | None  # half a unit of the last decimal place of `number`
+
+
+class Reading(NamedTuple):
+    values: tuple[Value, ...]
+    unanswered: bool
+
+
+UNANSWERED = Reading((), True)
+
+
+def parse_number(text: str) -> Decimal | None:
+    """The number a whole (normalised) value states, or None: see "Numbers" in the module doc."""
+    m = _NUMBER_RE.fullmatch(text)
+    if m is None or not (m.group(2) or m.group(3)):
+        return None
+    return Decimal(m.group(1) + (m.group(2) or "0").replace(",", "") + (m.group(3) or ""))
+
+
+def _normalise(text: str) -> str:
+    v = _SPACES_RE.sub(" ", text.replace("\u2212", "-")).strip(_EDGE).lower()
+    while v and v[-1] in ".,;:":
+        v = v[:-1].rstrip(_EDGE)
+    return v
+
+
+def read_value(raw: str) -> Value | None:
+    """One value of a response (None when it is empty after normalisation)."""
+    v = _normalise(raw)
+    if not v:
+        return None
+    number = parse_number(v)
+    texts: tuple[str, ...] = (v,)
+    if number is None:
+        m = _YES_NO_RE.match(v)
+        if m is not None:
+            texts = (v, m.group(1))
+        if v.count(" ") < SHORT_SENTENCE_WORDS:
+            tokens = _NUMBER_TOKEN_RE.findall(v)
+            if len(tokens) == 1:
+                number = parse_number(tokens[0])
+    return Value(texts, number)
+
+
+def _boxed(text: str) -> list[str]:
+    out = []
+    for m in _BOXED_RE.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        out.append(text[m.end(): i - 1] if depth == 0 else text[m.end():])
+    return out
+
+
+def _after_last(pattern: re.Pattern, text: str) -> str | None:
+    last = None
+    for last in pattern.finditer(text):
+        pass
+    if last is None:
+        return None
+    rest = text[last.end():]
+    line, nl, below = rest.partition("\n")
+    if not line.strip(" \t*_#:"):
+        rest = below
+    return rest.lstrip()
+
+
+def answer_part(response: str) -> str:
+    """The part of a response that holds its answer: "Answer part" in the module doc."""
+    text = response.replace("\r\n", "\n").replace("\r", "\n")
+    boxed = _boxed(text) if "\\boxed" in text else []
+    if boxed:
+        text = "\n".join(boxed)
+    else:
+        lowered = text.lower()
+        if "answer" in lowered:
+            part = _after_last(_FINAL_RE, text) if "final" in lowered else None
+            if part is None:
+                part = _after_last(_ANSWER_RE, text)
+            if part is not None:
+                text = part
+    text = text.strip()
+    m = _COMMENT_RE.search(text)
+    if m is not None:
+        text = text[: m.start()]
+    text = _FENCE_RE.sub("", text).strip("\n")
+    m = _BLANK_LINE_RE.search(text)
+    if m is not None:
+        text = text[: m.start()]
+    return text.replace("`", "").replace("**", "").strip()
+
+
+def split_values(answer: str) -> list[str]:
+    """The raw values of an answer part: "Values" in the module doc."""
+    if "|" in answer:
+        cells = re.split(r"[|\n]", answer.replace("{", "").replace("}", ""))
+        return [c for c in cells if not _SEPARATOR_CELL_RE.match(c.strip())]
+    return [_LIST_MARK_RE.sub("", line.strip()) for line in answer.split("\n")]
+
+
+def read_response(response) -> Reading:
+    """The values strict mode reads from one raw response, and whether it counts as unanswered."""
+    if is_missing(response):
+        return UNANSWERED
+    response = str(response)
+    if response.lower().strip().startswith(LEFT_OUT_PREFIXES):
+        return UNANSWERED
+    answer = answer_part(response)
+    if _REFUSAL_RE.match(answer.lower().lstrip(_EDGE)):
+        return UNANSWERED
+    values: dict = {}
+    for raw in split_values(answer):
+        v = read_value(raw)
+        if v is not None:
+            values.setdefault(v, None)
+    if not values:
+        return UNANSWERED
+    return Reading(tuple(values), False)
+
+
+def read_gt(gt: str) -> tuple[GtValue, ...]:
+    """The ground truth's distinct non-empty values, with their numbers and tolerances."""
+    out: dict = {}
+    for raw in gt_value_list(gt, drop_zeros=False):
+        text = _normalise(raw)
+        if not text or text in out:
+            continue
+        number = parse_number(text)
+        half = None
+        if number is not None:
+            exponent = number.as_tuple().exponent
+            half = Decimal(5).scaleb(exponent - 1)
+        out[text] = GtValue(text, number, half)
+    return tuple(out.values())
+
+
+def matches(value: Value, gt: GtValue) -> bool:
+    if gt.number is not None:
+        return value.number is not None and abs(value.number - gt.number) <= gt.half_unit
+    return gt.text in value.texts
+
+
+def score(reading: Reading, gt: tuple[GtValue, ...]) -> tuple[float, float, float, int]:
+    """(precision, recall, f1, cc) of a reading against a read ground truth."""
+    if reading.unanswered or not gt:
+        return 0.0, 0.0, 0.0, 0
+    values = reading.values
+    hit_values = sum(1 for v in values if any(matches(v, g) for g in gt))
+    if hit_values == 0:
+        return 0.0, 0.0, 0.0, 0
+    hit_gt = sum(1 for g in gt if any(matches(v, g) for v in values))
+    p = hit_values / len(values)
+    r = hit_gt / len(gt)
+    return p, r, 2.0 * p * r / (p + r), 1 if hit_gt == len(gt) else 0
