@@ -19,8 +19,7 @@ Response (:func:`clean_response`, then :func:`response_values`), in this order:
    ``\\n```\\n``;
 6. remove every backtick and every newline (lines are joined with nothing);
 7. five times, remove a comma between two digits, one non-overlapping pass at a time
-   (``1,234,567`` -> ``1234567``, ``1,5`` -> ``15``; a run of more than 31 such commas
-   keeps some);
+   (``1,234,567`` -> ``1234567``, ``1,5`` -> ``15``, ``1,2,3`` -> ``123``);
 8. strip; remove one comma at the very start and one at the very end;
 9. remove the trailing zeros of every decimal number followed by a word boundary
    (``100.00%`` -> ``100%``, ``5.0`` -> ``5``, ``71.40%`` -> ``71.4%``);

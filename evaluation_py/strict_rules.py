@@ -14,8 +14,8 @@ Answer part, first rule that applies:
 
 1. ``\\boxed{...}``: the contents of every box (braces balanced), each a block of its own;
 2. a final-answer marker: the text after the last ``final answer`` (with ``:``, ``=``, ``is``
-   or nothing after it), else after the last ``answer:``, ``answer =`` or ``answer is``, up
-   to the next blank line (when the marker ends its line, the lines below it);
+   or nothing after it), else after the last ``answer:``, ``answer =`` or ``answer is``: the
+   rest of the marker's line, or, when the marker ends its line, the lines below it;
 3. otherwise the whole response.
 
 Then the answer part is cut at the first trailing-commentary marker (:data:`COMMENT_MARKERS`:
@@ -154,11 +154,10 @@ def _after_last(pattern: re.Pattern, text: str) -> str | None:
         pass
     if last is None:
         return None
-    rest = text[last.end():]
-    line, nl, below = rest.partition("\n")
-    if not line.strip(" \t*_#:"):
-        rest = below
-    return rest.lstrip()
+    line, _, below = text[last.end():].partition("\n")
+    if line.strip(" \t*_#:"):
+        return line.strip()
+    return below.lstrip()
 
 
 def answer_part(response: str) -> str:

@@ -13,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference"
+REFERENCE_ENV = "HCTQA_REFERENCE_DIR"
+REFERENCE_SAMPLES = ("hctqa-real-sample", "hctqa-synthetic-sample")
 COPY_IGNORE = shutil.ignore_patterns(".venv", "target", "logs", "*.duckdb", "*.duckdb.wal", "exports", "reports",
                                      "cache", ".git", "__pycache__", ".pytest_cache", "*.egg-info", "dbt_packages")
 
@@ -38,6 +40,29 @@ def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = No
     if check and proc.returncode != 0:
         raise AssertionError(f"dbt {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
     return proc
+
+
+@pytest.fixture(scope="session")
+def reference_dir() -> Path:
+    """The reference sample of the HCT-QA release; the test is skipped when HCTQA_REFERENCE_DIR is unset or wrong."""
+    raw = os.environ.get(REFERENCE_ENV, "").strip()
+    if not raw:
+        pytest.skip(f"{REFERENCE_ENV} is not set (a folder holding {' and '.join(s + '/' for s in REFERENCE_SAMPLES)})")
+    path = Path(raw).expanduser().resolve()
+    missing = [s for s in REFERENCE_SAMPLES if not (path / s).is_dir()]
+    if missing:
+        pytest.skip(f"{REFERENCE_ENV}={raw} does not hold {' and '.join(m + '/' for m in missing)}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_sample_dir(reference_dir) -> Path:
+    return reference_dir / "hctqa-real-sample"
+
+
+@pytest.fixture(scope="session")
+def synthetic_sample_dir(reference_dir) -> Path:
+    return reference_dir / "hctqa-synthetic-sample"
 
 
 # One CI-sized build (every domain, one replica per variant) shared by the end-to-end tests.
