@@ -117,8 +117,9 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
     merged["n_values_given"] = merged["response"].map(_n_values)
     out = []
+    readings: dict = {}  # each response is read the strict way once, for both modes
     for mode in MODES:
-        part = score_frame(merged, response_col="response", gt_col="answer_gt", mode=mode)
+        part = score_frame(merged, response_col="response", gt_col="answer_gt", mode=mode, readings=readings)
         part["mode"] = mode
         out.append(part)
     cols = ["cache_key", "model_name", "backend", "model", "table_format", "mode", "question_id", "table_id", "source",

@@ -49,16 +49,19 @@ def paper_prf(resp: frozenset, gt: frozenset) -> tuple[float, float, float, int]
     return p, r, 2.0 * p * r / (p + r), 1 if r == 1 else 0
 
 
-def score_lists(responses: Sequence, gts: Sequence, mode: str = DEFAULT_MODE) -> dict[str, list]:
+def score_lists(responses: Sequence, gts: Sequence, mode: str = DEFAULT_MODE,
+                readings: dict | None = None) -> dict[str, list]:
     """Score parallel lists of raw responses and gt strings; returns one list per :data:`SCORE_COLUMNS`.
 
-    Readings are cached per distinct response and ground truth (a build repeats both a lot).
+    Readings are cached per distinct response and ground truth (a build repeats both a lot);
+    ``readings`` (a dict) shares strict mode's response readings between calls on the same
+    responses, so that scoring both modes reads each response the strict way once.
     """
     _check_mode(mode)
     if len(responses) != len(gts):
         raise ValueError(f"responses and gts differ in length: {len(responses)} != {len(gts)}")
     out: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
-    strict_cache: dict = {}
+    strict_cache: dict = {} if readings is None else readings
     strict_gt_cache: dict = {}
     paper_cache: dict = {}
     paper_gt_cache: dict = {}
@@ -97,12 +100,12 @@ def score_one(response: str | None, gt: str, mode: str = DEFAULT_MODE) -> dict:
 
 
 def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = "gt",
-                mode: str = DEFAULT_MODE) -> pd.DataFrame:
-    """A copy of ``df`` with the :data:`SCORE_COLUMNS` of ``mode`` added."""
+                mode: str = DEFAULT_MODE, readings: dict | None = None) -> pd.DataFrame:
+    """A copy of ``df`` with the :data:`SCORE_COLUMNS` of ``mode`` added (``readings``: see :func:`score_lists`)."""
     for col in (response_col, gt_col):
         if col not in df.columns:
             raise KeyError(f"column {col!r} not in frame (columns: {list(df.columns)})")
-    scores = score_lists(df[response_col].tolist(), df[gt_col].tolist(), mode)
+    scores = score_lists(df[response_col].tolist(), df[gt_col].tolist(), mode, readings)
     out = df.copy()
     for c in SCORE_COLUMNS:
         dtype = {"cc": "int64", "left_out": "bool", "unanswered": "bool"}.get(c, "float64")

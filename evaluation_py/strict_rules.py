@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import NamedTuple
 
 from .normalize import LEFT_OUT_PREFIXES, gt_value_list, is_missing
@@ -82,18 +83,22 @@ _SPACES_RE = re.compile(r"\s+")
 _NUMBER_RE = re.compile(r"([+-]?)[$€£]?(\d{1,3}(?:,\d{3})+|\d*)(\.\d+)?\s?%?")
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\w.,])[+-]?[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\w]|[.,]\d)")
 _YES_NO_RE = re.compile(r"^(yes|no)[,.!;:]")
+_DIGIT_RE = re.compile(r"\d")
+_NUMBER_ENDS = frozenset("0123456789%")
 
 
-class Value(NamedTuple):
-    """One value as strict mode reads it: its texts (the value, and a yes/no reading) and its number."""
-    texts: tuple[str, ...]
-    number: Decimal | None
+# Plain tuples, not named ones: a build reads hundreds of thousands of values.
+# A response value: (texts, number): its texts (the value, and a yes/no reading) and its number or None.
+Value = tuple
+# A ground-truth value: (text, number, half_unit): half a unit of the last decimal place of number.
+GtValue = tuple
 
 
-class GtValue(NamedTuple):
-    text: str
-    number: Decimal | None
-    half_unit: Decimal | None  # half a unit of the last decimal place of `number`
+class GroundTruth(NamedTuple):
+    """A read ground truth: its values, and the same indexed for matching."""
+    values: tuple[GtValue, ...]
+    texts: frozenset[str]  # the text values
+    numbers: tuple[tuple[Decimal, Decimal], ...]  # the numeric values with their half units
 
 
 class Reading(NamedTuple):
@@ -106,6 +111,11 @@ UNANSWERED = Reading((), True)
 
 def parse_number(text: str) -> Decimal | None:
     """The number a whole (normalised) value states, or None: see "Numbers" in the module doc."""
+    if not text or text[-1] not in _NUMBER_ENDS:
+        return None
+    plain = text[1:] if text[0] == "-" else text
+    if plain.isdigit() or (plain[:1] != "." and plain.replace(".", "", 1).isdigit()):
+        return Decimal(text)  # the common case, without the pattern
     m = _NUMBER_RE.fullmatch(text)
     if m is None or not (m.group(2) or m.group(3)):
         return None
@@ -113,12 +123,18 @@ def parse_number(text: str) -> Decimal | None:
 
 
 def _normalise(text: str) -> str:
-    v = _SPACES_RE.sub(" ", text.replace("\u2212", "-")).strip(_EDGE).lower()
+    if "\u2212" in text:
+        text = text.replace("\u2212", "-")
+    v = text.strip(_EDGE)
+    if "  " in v or "\t" in v or "\n" in v:
+        v = _SPACES_RE.sub(" ", v)
+    v = v.lower()
     while v and v[-1] in ".,;:":
         v = v[:-1].rstrip(_EDGE)
     return v
 
 
+@lru_cache(maxsize=1 << 16)
 def read_value(raw: str) -> Value | None:
     """One value of a response (None when it is empty after normalisation)."""
     v = _normalise(raw)
@@ -130,11 +146,11 @@ def read_value(raw: str) -> Value | None:
         m = _YES_NO_RE.match(v)
         if m is not None:
             texts = (v, m.group(1))
-        if v.count(" ") < SHORT_SENTENCE_WORDS:
+        if " " in v and v.count(" ") < SHORT_SENTENCE_WORDS and _DIGIT_RE.search(v):
             tokens = _NUMBER_TOKEN_RE.findall(v)
             if len(tokens) == 1:
                 number = parse_number(tokens[0])
-    return Value(texts, number)
+    return (texts, number)
 
 
 def _boxed(text: str) -> list[str]:
@@ -213,37 +229,55 @@ def read_response(response) -> Reading:
     return Reading(tuple(values), False)
 
 
-def read_gt(gt: str) -> tuple[GtValue, ...]:
+@lru_cache(maxsize=None)
+def _half_unit(exponent: int) -> Decimal:
+    return Decimal(5).scaleb(exponent - 1)
+
+
+@lru_cache(maxsize=1 << 16)
+def _gt_value(raw: str) -> GtValue | None:
+    text = _normalise(raw)
+    if not text:
+        return None
+    number = parse_number(text)
+    half = None if number is None else _half_unit(number.as_tuple().exponent)
+    return (text, number, half)
+
+
+def read_gt(gt: str) -> GroundTruth:
     """The ground truth's distinct non-empty values, with their numbers and tolerances."""
     out: dict = {}
     for raw in gt_value_list(gt, drop_zeros=False):
-        text = _normalise(raw)
-        if not text or text in out:
-            continue
-        number = parse_number(text)
-        half = None
-        if number is not None:
-            exponent = number.as_tuple().exponent
-            half = Decimal(5).scaleb(exponent - 1)
-        out[text] = GtValue(text, number, half)
-    return tuple(out.values())
+        g = _gt_value(raw)
+        if g is not None and g[0] not in out:
+            out[g[0]] = g
+    values = tuple(out.values())
+    return GroundTruth(values, frozenset(t for t, x, _ in values if x is None),
+                       tuple((x, half) for _, x, half in values if x is not None))
 
 
-def matches(value: Value, gt: GtValue) -> bool:
-    if gt.number is not None:
-        return value.number is not None and abs(value.number - gt.number) <= gt.half_unit
-    return gt.text in value.texts
-
-
-def score(reading: Reading, gt: tuple[GtValue, ...]) -> tuple[float, float, float, int]:
+def score(reading: Reading, gt: GroundTruth) -> tuple[float, float, float, int]:
     """(precision, recall, f1, cc) of a reading against a read ground truth."""
-    if reading.unanswered or not gt:
+    n_gt = len(gt.values)
+    if reading.unanswered or not n_gt:
         return 0.0, 0.0, 0.0, 0
-    values = reading.values
-    hit_values = sum(1 for v in values if any(matches(v, g) for g in gt))
+    texts, numbers = gt.texts, gt.numbers
+    hit_values = 0
+    hit_gt: set = set()
+    for v_texts, x in reading.values:
+        hit = False
+        for t in v_texts:
+            if t in texts:
+                hit = True
+                hit_gt.add(t)
+        if x is not None:
+            for i, (g, half) in enumerate(numbers):
+                if abs(x - g) <= half:
+                    hit = True
+                    hit_gt.add(i)
+        hit_values += hit
     if hit_values == 0:
         return 0.0, 0.0, 0.0, 0
-    hit_gt = sum(1 for g in gt if any(matches(v, g) for v in values))
-    p = hit_values / len(values)
-    r = hit_gt / len(gt)
-    return p, r, 2.0 * p * r / (p + r), 1 if hit_gt == len(gt) else 0
+    p = hit_values / len(reading.values)
+    r = len(hit_gt) / n_gt
+    return p, r, 2.0 * p * r / (p + r), 1 if len(hit_gt) == n_gt else 0

@@ -329,9 +329,9 @@ def test_strict_sets_and_partial_answers():
 
 
 def test_strict_gt_reading():
-    assert [(g.text, g.number, g.half_unit) for g in read_gt("{Q1 | 1,696.50} || {q1 | 3}")] == [
+    assert list(read_gt("{Q1 | 1,696.50} || {q1 | 3}").values) == [
         ("q1", None, None), ("1696.50", Decimal("1696.50"), Decimal("0.005")), ("3", Decimal(3), Decimal("0.5"))]
-    assert read_gt("{}") == ()
+    assert read_gt("{}").values == ()
     assert read_response("9 ||").values == read_response("9").values
 
 
