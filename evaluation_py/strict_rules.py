@@ -26,7 +26,7 @@ Values: when the answer part has a ``|`` it is read in the ground truth's format
 || {c}``) or as a Markdown table: braces removed, split on ``|`` (so also ``||``) and on line
 breaks, separator cells (``---``) dropped. Otherwise each non-empty line is a value, with
 Markdown list marks (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) removed. Each value is stripped
-of surrounding quotes, brackets, ``*``/``_`` and a final ``.``, ``,``, ``;`` or ``:``, lower-cased,
+of surrounding quotes, braces, ``*``/``_`` and a final ``.``, ``,``, ``;`` or ``:``, lower-cased,
 with runs of white space made one space. Empty values are dropped, and repeated ones count once.
 
 Numbers: a value is a number when it is one entirely: an optional sign and currency sign
@@ -71,7 +71,7 @@ SHORT_SENTENCE_WORDS = 20
 
 _REFUSAL_RE = re.compile(r"(?:%s)(?!\w)" % "|".join(re.escape(r) for r in REFUSALS))
 _BOXED_RE = re.compile(r"\\boxed\s*\{")
-_FINAL_RE = re.compile(r"final\s+answer\s*(?:is\b\s*)?[:=]?", re.IGNORECASE)
+_FINAL_RE = re.compile(r"\bfinal\s+answer\s*(?:is\b\s*)?[:=]?", re.IGNORECASE)
 _ANSWER_RE = re.compile(r"\banswer\s*(?:is\b\s*[:=]?|[:=])", re.IGNORECASE)
 _COMMENT_RE = re.compile("|".join(re.escape(m) for m in COMMENT_MARKERS), re.IGNORECASE)
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
