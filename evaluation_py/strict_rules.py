@@ -114,7 +114,7 @@ def parse_number(text: str) -> Decimal | None:
     if not text or text[-1] not in _NUMBER_ENDS:
         return None
     plain = text[1:] if text[0] == "-" else text
-    if plain.isdigit() or (plain[:1] != "." and plain.replace(".", "", 1).isdigit()):
+    if plain.isascii() and (plain.isdigit() or (plain[:1] != "." and plain.replace(".", "", 1).isdigit())):
         return Decimal(text)  # the common case, without the pattern
     m = _NUMBER_RE.fullmatch(text)
     if m is None or not (m.group(2) or m.group(3)):
@@ -137,7 +137,10 @@ def _normalise(text: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def read_value(raw: str) -> Value | None:
     """One value of a response (None when it is empty after normalisation)."""
-    v = _normalise(raw)
+    v = raw.strip()
+    if v.isdigit() and v.isascii():  # the common case, without the general rules
+        return ((v,), Decimal(v))
+    v = _normalise(v)
     if not v:
         return None
     number = parse_number(v)
@@ -234,8 +237,13 @@ def _half_unit(exponent: int) -> Decimal:
     return Decimal(5).scaleb(exponent - 1)
 
 
+_HALF = _half_unit(0)
+
+
 @lru_cache(maxsize=1 << 16)
 def _gt_value(raw: str) -> GtValue | None:
+    if raw.isdigit() and raw.isascii():  # the common case (gt_value_list strips), without the general rules
+        return (raw, Decimal(raw), _HALF)
     text = _normalise(raw)
     if not text:
         return None

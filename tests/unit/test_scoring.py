@@ -292,6 +292,7 @@ def test_strict_numbers_within_half_a_unit(response, gt, hit):
 @pytest.mark.parametrize("text,number", [
     ("1,234", Decimal("1234")), ("-0.25", Decimal("-0.25")), ("12%", Decimal("12")), ("12 %", Decimal("12")),
     ("€3.5", Decimal("3.5")), ("1,23", None), ("2000-01", None), ("q1", None), ("", None), (".", None), ("%", None),
+    ("²", None), ("1²", None),
 ])
 def test_strict_parse_number(text, number):
     assert parse_number(text) == number
