@@ -116,7 +116,7 @@ def gt_value_list(gt: str, *, lower: bool = True, drop_zeros: bool = True) -> li
     ``lower=False`` keeps the case and ``drop_zeros=False`` a number's trailing zeros: the
     oracle answers with the values as written, and strict mode reads a number's precision.
     """
-    s = _DIGIT_COMMA_RE.sub("", gt).strip().translate(_BRACES).replace("||", "|")
+    s = (_DIGIT_COMMA_RE.sub("", gt) if "," in gt else gt).strip().translate(_BRACES).replace("||", "|")
     if lower:
         s = s.lower()
     out = []

@@ -181,7 +181,7 @@ def _after_last(pattern: re.Pattern, text: str) -> str | None:
 
 def answer_part(response: str) -> str:
     """The part of a response that holds its answer: "Answer part" in the module doc."""
-    text = response.replace("\r\n", "\n").replace("\r", "\n")
+    text = response.replace("\r\n", "\n").replace("\r", "\n") if "\r" in response else response
     boxed = _boxed(text) if "\\boxed" in text else []
     if boxed:
         text = "\n".join(boxed)
@@ -197,11 +197,14 @@ def answer_part(response: str) -> str:
     m = _COMMENT_RE.search(text)
     if m is not None:
         text = text[: m.start()]
-    text = _FENCE_RE.sub("", text).strip("\n")
-    m = _BLANK_LINE_RE.search(text)
-    if m is not None:
-        text = text[: m.start()]
-    return text.replace("`", "").replace("**", "").strip()
+    if "\n" in text:
+        text = _FENCE_RE.sub("", text).strip("\n")
+        m = _BLANK_LINE_RE.search(text)
+        if m is not None:
+            text = text[: m.start()]
+    if "`" in text or "*" in text:
+        text = text.replace("`", "").replace("**", "")
+    return text.strip()
 
 
 def split_values(answer: str) -> list[str]:
