@@ -25,7 +25,9 @@ and backticks are dropped, and so are Markdown emphasis marks (``**``).
 Values: when the answer part has a ``|`` it is read in the ground truth's format (``{a | b}
 || {c}``) or as a Markdown table: braces removed, split on ``|`` (so also ``||``) and on line
 breaks, separator cells (``---``) dropped. Otherwise each non-empty line is a value, with
-Markdown list marks (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) removed. Each value is stripped
+Markdown list marks (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) removed, and a line of numbers
+separated by ``, `` (a comma and a space), ``;`` or ``and`` is those numbers (``40, 86 and 1,234``).
+Each value is stripped
 of surrounding quotes, braces, ``*``/``_`` and a final ``.``, ``,``, ``;`` or ``:``, lower-cased,
 with runs of white space made one space. Empty values are dropped, and repeated ones count once.
 
@@ -84,6 +86,7 @@ _NUMBER_RE = re.compile(r"([+-]?)[$€£]?(\d{1,3}(?:,\d{3})+|\d*)(\.\d+)?\s?%?"
 _NUMBER_TOKEN_RE = re.compile(r"(?<![\w.,])[+-]?[$€£]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\w]|[.,]\d)")
 _YES_NO_RE = re.compile(r"^(yes|no)[,.!;:]")
 _DIGIT_RE = re.compile(r"\d")
+_NUMBER_LIST_SPLIT_RE = re.compile(r",\s+|\s*;\s*|\s+and\s+")
 _NUMBER_ENDS = frozenset("0123456789%")
 
 
@@ -212,7 +215,15 @@ def split_values(answer: str) -> list[str]:
     if "|" in answer:
         cells = re.split(r"[|\n]", answer.replace("{", "").replace("}", ""))
         return [c for c in cells if not _SEPARATOR_CELL_RE.match(c.strip())]
-    return [_LIST_MARK_RE.sub("", line.strip()) for line in answer.split("\n")]
+    out = []
+    for line in answer.split("\n"):
+        line = _LIST_MARK_RE.sub("", line.strip())
+        parts = _NUMBER_LIST_SPLIT_RE.split(line) if _DIGIT_RE.search(line) else ()
+        if len(parts) > 1 and all(parse_number(_normalise(p)) is not None for p in parts):
+            out.extend(parts)  # a line of numbers: `40, 86 and 12`
+        else:
+            out.append(line)
+    return out
 
 
 def read_response(response) -> Reading:

@@ -271,6 +271,15 @@ def test_strict_reads_lists(response):
     assert _strict(response, "{Doha} || {Al Khor}") == (1.0, 1.0, 1.0, 1)
 
 
+@pytest.mark.parametrize("response,expected", [
+    ("40, 86 and 1,234", (1.0, 1.0, 1.0, 1)), ("40; 86; 1234", (1.0, 1.0, 1.0, 1)), ("40 and 86", (1.0, 2 / 3, 0.8, 0)),
+    ("40,86", (0.0, 0.0, 0.0, 0)),                  # no space: not a list (nor a thousands separator)
+    ("Female, 40 and 86", (0.0, 0.0, 0.0, 0)),      # not all numbers: one text value
+])
+def test_strict_reads_a_line_of_numbers(response, expected):
+    assert _strict(response, "{40} || {86} || {1234}") == pytest.approx(expected)
+
+
 def test_strict_list_marks_are_not_signs():
     assert _strict("-5\n-7", "{-5} || {-7}") == (1.0, 1.0, 1.0, 1)
 
