@@ -6,8 +6,9 @@ resamples one reference row, shifts every integer in both the response and the
 gt by the same random offset (so values vary but matches are kept), and
 sometimes wraps the response in the noise the cleaning step removes (an
 ``Answer:`` prefix, backticks, a trailing explanation after a blank line, a
-``Note:``). Prints the median wall time of 5 runs of ``score_frame`` and the
-throughput.
+``Note:``). Prints, per scoring mode (``strict``, ``paper``), the median wall
+time of 5 runs of ``score_frame`` and the throughput, then the time of both
+modes together as ``eval_scores`` scores them (strict readings shared).
 
     .venv/bin/python bench/bench_scoring.py [--n 80000] [--runs 5]
 """
@@ -28,6 +29,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from evaluation_py import strict_rules  # noqa: E402
 from evaluation_py.scoring import score_frame, summarize  # noqa: E402
 
 RESPONSES = Path("hctqa-real-sample") / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
@@ -63,6 +65,12 @@ def synthesise(responses_file: Path, n: int, seed: int = 20240601) -> pd.DataFra
     return pd.DataFrame({"qap_id": ids, "response": responses, "gt": gts})
 
 
+def _fresh_caches() -> None:
+    # strict mode caches value readings per process; each run starts without them
+    strict_rules.read_value.cache_clear()
+    strict_rules._gt_value.cache_clear()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=80_000)
@@ -72,16 +80,32 @@ def main() -> None:
     if not reference or not (Path(reference) / RESPONSES).is_file():
         ap.error(f"set HCTQA_REFERENCE_DIR to the folder holding {RESPONSES} (got {reference!r})")
     df = synthesise(Path(reference) / RESPONSES, args.n)
-    times = []
-    for _ in range(args.runs):
-        t0 = time.perf_counter()
-        scored = score_frame(df)
+    for mode in ("strict", "paper"):
+        times, cpu = [], []
+        for _ in range(args.runs):
+            _fresh_caches()
+            t0, c0 = time.perf_counter(), time.process_time()
+            scored = score_frame(df, mode=mode)
+            times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        med = statistics.median(times)
+        overall = summarize(scored).iloc[0]
+        print(f"{mode}: pairs: {len(df)}  runs: {args.runs}  times_s: {', '.join(f'{t:.3f}' for t in times)}")
+        print(f"{mode}: median_s: {med:.3f}  throughput: {len(df) / med:,.0f} predictions/s  "
+              f"median_cpu_s: {statistics.median(cpu):.3f}")
+        print(f"{mode}: check: n={int(overall['n'])} left_out={int(overall['left_out'])} "
+              f"unanswered={int(overall['unanswered'])} f1={overall['f1']:.4f}")
+    times, cpu = [], []
+    for _ in range(args.runs):  # what eval_scores does: both modes, strict readings shared
+        _fresh_caches()
+        t0, c0 = time.perf_counter(), time.process_time()
+        readings: dict = {}
+        for mode in ("strict", "paper"):
+            score_frame(df, mode=mode, readings=readings)
         times.append(time.perf_counter() - t0)
-    med = statistics.median(times)
-    overall = summarize(scored, "paper", []).iloc[0]
-    print(f"pairs: {len(df)}  runs: {args.runs}  times_s: {', '.join(f'{t:.3f}' for t in times)}")
-    print(f"median_s: {med:.3f}  throughput: {len(df) / med:,.0f} predictions/s")
-    print(f"check (paper): n={int(overall['n'])} left_out={int(overall['left_out'])} f1={overall['f1']:.4f}")
+        cpu.append(time.process_time() - c0)
+    print(f"both: times_s: {', '.join(f'{t:.3f}' for t in times)}  median_s: {statistics.median(times):.3f}  "
+          f"median_cpu_s: {statistics.median(cpu):.3f}")
 
 
 if __name__ == "__main__":

@@ -1,31 +1,42 @@
-"""Response cleaning, answer splitting and value normalisation for HCT-QA scoring.
+"""How the HCT-QA release reads a response and a ground truth: the ``paper`` scoring rules.
 
-The rules follow the published description of the HCT-QA release's scoring;
-the details that description leaves open
-were settled so that the release's published gemma-2-9b-it responses score
-exactly as the release reports (see ``tests/unit/test_scoring.py``):
+This is the release's own procedure, step for step, so that ``paper`` mode gives its
+published numbers to the last bit. The ground-truth reading (:func:`gt_values`) is also the
+one ``strict`` mode uses: the set of expected values is the benchmark's, whatever the mode.
 
-* Cleaning, in this order: cut the response at the first of the
-  :data:`CUT_MARKERS` (case-insensitive); strip; remove leading ``answer:`` /
-  ``answer=`` prefixes (case-insensitive); keep only the text before the first
-  blank line; drop backticks and line breaks; strip; remove one stray comma at
-  the start and one at the end; strip.
-* Ground truth: split on ``{``, ``}``, ``|`` (so also ``||``); values that are
-  empty after normalisation are dropped (``{a}`` has no empty values, and a
-  malformed ``{0 || 5}`` gives ``0`` and ``5``).
-* Response: split on ``||`` only; empty values are KEPT. A response such as
-  ``950  ||`` therefore predicts two values, ``950`` and the empty string, and
-  gets precision 1/2 at best. The release's numbers need this.
-* Values: trimmed, lower-cased, thousands separators (a comma between a digit
-  and a group of exactly three digits) removed, and trailing zeros of a
-  decimal number removed (``1026.0`` -> ``1026``, ``0.5760`` -> ``0.576``).
-  Spaces used as thousands separators (``9 450``) are NOT removed: the
-  release's numbers need that too.
+Left out (:func:`is_left_out`): a missing response (``None``/NaN), or one that, lower-cased
+and stripped, starts with ``no answer`` or ``error``. An empty string is not left out.
+
+Response (:func:`clean_response`, then :func:`response_values`), in this order:
+
+1. lower-case and strip;
+2. find the position ``p`` of the first occurrence of any of :data:`CUT_MARKERS`;
+3. delete every occurrence, anywhere, of ``answer`` + optional whitespace + ``:`` or ``=``
+   + optional whitespace;
+4. if a marker was found, cut the string *as it is now* at ``p`` (``p`` was measured before
+   step 3, so when an ``answer:`` came before the marker the cut lands after the marker);
+5. keep what comes before the first ``\\n\\n``, then what comes before the first
+   ``\\n```\\n``;
+6. remove every backtick and every newline (lines are joined with nothing);
+7. five times, remove a comma between two digits, one non-overlapping pass at a time
+   (``1,234,567`` -> ``1234567``, ``1,5`` -> ``15``, ``1,2,3`` -> ``123``);
+8. strip; remove one comma at the very start and one at the very end;
+9. remove the trailing zeros of every decimal number followed by a word boundary
+   (``100.00%`` -> ``100%``, ``5.0`` -> ``5``, ``71.40%`` -> ``71.4%``);
+10. split on ``||`` and strip each value. Empty values are kept: ``9 ||`` predicts ``9``
+    and the empty string.
+
+Ground truth (:func:`gt_values`): remove every comma between two digits; lower-case, strip;
+delete every ``{`` and ``}``; replace ``||`` by ``|``; split on ``|``; strip each value, then
+remove digit commas and trailing zeros (as in step 9) per value. Empty values are kept, and
+nothing else splits: ``{30.41 | 32.22} {69.59 | 67.78}`` gives ``30.41``, ``32.22 69.59``
+and ``67.78``.
 
 No dbt imports here.
 """
 from __future__ import annotations
 
+import math
 import re
 
 CUT_MARKERS: tuple[str, ...] = (
@@ -39,74 +50,84 @@ CUT_MARKERS: tuple[str, ...] = (
     "note:",
     "table:",
 )
-
-_CUT_RE = re.compile("|".join(re.escape(m) for m in CUT_MARKERS), re.IGNORECASE)
-_ANSWER_PREFIX_RE = re.compile(r"^(?:answer\s*[:=]\s*)+", re.IGNORECASE)
-_BLANK_LINE_RE = re.compile(r"\n[ \t\r\f\v]*\n")
-_DROP_TABLE = str.maketrans("", "", "`\r\n")
-_GT_SPLIT_RE = re.compile(r"[{}|]")
-_THOUSANDS_RE = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_DECIMAL_RE = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+)")
-
 LEFT_OUT_PREFIXES: tuple[str, ...] = ("no answer", "error")
+
+_ANSWER_RE = re.compile(r"answer\s*[:=]\s*")
+_DIGIT_COMMA_PASS_RE = re.compile(r"(\d),(\d)")
+_DIGIT_COMMA_RE = re.compile(r"(?<=\d),(?=\d)")
+# A decimal number's trailing zeros, when a word boundary follows: `5.0` -> `5`, `71.40` -> `71.4`.
+_TRAILING_ZEROS_RE = re.compile(r"(\d)(?:\.0+|(\.\d*?[1-9])0+)\b")
+_BRACES = str.maketrans("", "", "{}")
+
+
+def is_missing(x) -> bool:
+    """``None`` or a float NaN (what pandas gives for a missing response)."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def is_left_out(response) -> bool:
+    """Whether ``paper`` mode leaves this raw response out of its averages."""
+    if is_missing(response):
+        return True
+    return str(response).lower().strip().startswith(LEFT_OUT_PREFIXES)
+
+
+def drop_trailing_zeros(text: str) -> str:
+    """Step 9 of the module doc: trailing zeros of decimal numbers followed by a word boundary."""
+    if "." not in text:
+        return text
+    return _TRAILING_ZEROS_RE.sub(r"\1\2", text)
 
 
 def clean_response(response: str) -> str:
-    """Extract the answer part of a raw model response (see the module doc for the steps)."""
-    s = response
-    m = _CUT_RE.search(s)
-    if m is not None:
-        s = s[: m.start()]
-    s = s.strip()
-    if s[:6].lower() == "answer":
-        s = _ANSWER_PREFIX_RE.sub("", s, count=1)
-    if "\n" in s:
-        m = _BLANK_LINE_RE.search(s)
-        if m is not None:
-            s = s[: m.start()]
-        s = s.translate(_DROP_TABLE)
-    elif "`" in s or "\r" in s:
-        s = s.translate(_DROP_TABLE)
+    """Steps 1-9 of the module doc: the response text the release splits on ``||``."""
+    s = response.lower().strip()
+    p = -1
+    for marker in CUT_MARKERS:
+        i = s.find(marker)
+        if i >= 0 and (p < 0 or i < p):
+            p = i
+    if "answer" in s:
+        s = _ANSWER_RE.sub("", s)
+    if p >= 0:
+        s = s[:p]
+    s = s.split("\n\n", 1)[0]
+    s = s.split("\n```\n", 1)[0]
+    s = s.replace("`", "").replace("\n", "")
+    if "," in s:
+        for _ in range(5):
+            s = _DIGIT_COMMA_PASS_RE.sub(r"\1\2", s)
     s = s.strip()
     if s.startswith(","):
-        s = s[1:].strip()
+        s = s[1:]
     if s.endswith(","):
-        s = s[:-1].strip()
-    return s
-
-
-def is_left_out(cleaned: str | None) -> bool:
-    """Whether paper mode leaves this (cleaned) response out of the averages.
-
-    Missing responses (``None``) and responses that start with ``no answer`` or
-    ``error`` after lower-casing and stripping are left out. An empty string is
-    NOT left out (it scores 0): the release's published numbers count empty
-    responses as answered-and-wrong.
-    """
-    if cleaned is None:
-        return True
-    return cleaned.strip().lower().startswith(LEFT_OUT_PREFIXES)
-
-
-def normalize_value(value: str) -> str:
-    """Trim, lower-case, drop thousands separators and trailing decimal zeros."""
-    v = value.strip().lower()
-    if "," in v:
-        v = _THOUSANDS_RE.sub("", v)
-    if "." in v and _DECIMAL_RE.fullmatch(v):
-        v = v.rstrip("0").rstrip(".")
-        if v in ("", "-", "+"):
-            v = "0"
-    return v
-
-
-def gt_values(gt: str) -> frozenset[str]:
-    """The set of normalised ground-truth values (empty values dropped)."""
-    out = {normalize_value(p) for p in _GT_SPLIT_RE.split(gt)}
-    out.discard("")
-    return frozenset(out)
+        s = s[:-1]
+    return drop_trailing_zeros(s)
 
 
 def response_values(cleaned: str) -> frozenset[str]:
-    """The set of normalised values of a cleaned response (split on ``||``; empty values kept)."""
-    return frozenset(normalize_value(p) for p in cleaned.split("||"))
+    """Step 10: the set of values of a cleaned response (split on ``||``, empty values kept)."""
+    return frozenset(v.strip() for v in cleaned.split("||"))
+
+
+def gt_value_list(gt: str, *, lower: bool = True, drop_zeros: bool = True) -> list[str]:
+    """The ground truth's values in order, repeats and empty values kept (see the module doc).
+
+    ``lower=False`` keeps the case and ``drop_zeros=False`` a number's trailing zeros: the
+    oracle answers with the values as written, and strict mode reads a number's precision.
+    """
+    s = (_DIGIT_COMMA_RE.sub("", gt) if "," in gt else gt).strip().translate(_BRACES).replace("||", "|")
+    if lower:
+        s = s.lower()
+    out = []
+    for v in s.split("|"):
+        v = v.strip()
+        if "," in v:
+            v = _DIGIT_COMMA_RE.sub("", v)
+        out.append(drop_trailing_zeros(v) if drop_zeros else v)
+    return out
+
+
+def gt_values(gt: str) -> frozenset[str]:
+    """The set of ground-truth values both modes score against."""
+    return frozenset(gt_value_list(gt))

@@ -14,7 +14,7 @@ from .model_specs import ModelSpec
 from .prompts import PROMPT_VERSION
 from .requests import build_requests
 from .runner import run_predictions
-from .scoring import score_frame
+from .scoring import MODES, score_frame
 from .store import PredictionStore
 
 PREDICTION_COLUMNS = ["cache_key", "question_id", "model_name", "response", "attempts", "latency_s",
@@ -111,20 +111,20 @@ SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "an
 
 
 def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
-    """One row per request and scoring mode; a request without an answer scores 0 (strict) / left out (paper)."""
+    """One row per request and scoring mode (strict, then paper); a request without an answer is unanswered
+    (strict: scored 0; paper: left out)."""
     q = questions[list(SCORE_QUESTION_COLUMNS)]
     merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
-    scored = score_frame(merged, response_col="response", gt_col="answer_gt")
-    scored["n_values_given"] = scored["response"].map(_n_values)
+    merged["n_values_given"] = merged["response"].map(_n_values)
     out = []
-    for mode in ("strict", "paper"):
-        part = scored.copy()
+    readings: dict = {}  # each response is read the strict way once, for both modes
+    for mode in MODES:
+        part = score_frame(merged, response_col="response", gt_col="answer_gt", mode=mode, readings=readings)
         part["mode"] = mode
-        if mode == "strict":
-            part["left_out"] = False
         out.append(part)
     cols = ["cache_key", "model_name", "backend", "model", "table_format", "mode", "question_id", "table_id", "source",
-            "dataset", "template_id", "precision", "recall", "f1", "cc", "left_out", "answer_n_values", "n_values_given"]
+            "dataset", "template_id", "precision", "recall", "f1", "cc", "left_out", "unanswered", "answer_n_values",
+            "n_values_given"]
     return pd.concat(out, ignore_index=True)[cols]
 
 

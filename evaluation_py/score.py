@@ -2,13 +2,21 @@
 
 Each non-blank line is a JSON object with an id (``qap_id`` or ``id``), a
 ``response`` (a string, or null for a missing response) and a ``gt`` string.
-Prints one JSON object: ``mode``, ``n``, ``left_out``, ``precision``,
-``recall``, ``f1``, ``cc`` and, with ``--by``, ``groups`` (one such object
-per group, without ``mode``). ``--by dataset`` takes the dataset from the id
-prefix before the first ``--`` unless the lines carry a ``dataset`` key; any
-other key must be present on every line. Numbers are rounded to 4 decimals.
-Bad input (missing file, malformed line, missing field) exits with status 2
-and a message naming the file and line.
+The file is UTF-8, with or without a byte-order mark. ``--mode`` is ``strict``
+(the default: :mod:`evaluation_py.strict_rules`) or ``paper`` (the release's
+own procedure: :mod:`evaluation_py.normalize`).
+
+Prints one JSON object: ``mode``, ``n``, ``left_out``, ``unanswered``,
+``precision``, ``recall``, ``f1``, ``cc`` and, with ``--by``, ``groups`` (one
+such object per group, without ``mode``). ``--by dataset`` takes the dataset
+from the id (:func:`evaluation_py.scoring.dataset_of`: the release's prefix
+before the first ``--``, the domain of a synthetic ``syn--DOMAIN--...`` id)
+unless the lines carry a ``dataset`` key; any other key must be present on
+every line. Numbers are rounded to 4 decimals.
+
+Bad input exits with status 2 and a message naming the file and, where it
+applies, the line: a missing or unreadable file, a file with no responses, a
+malformed line, a missing field, an id given on more than one line.
 """
 from __future__ import annotations
 
@@ -20,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from .scoring import METRICS, MODES, dataset_of, score_frame, summarize
+from .scoring import DEFAULT_MODE, METRICS, MODES, dataset_of, score_frame, summarize
 
 ID_KEYS = ("qap_id", "id")
 
@@ -35,8 +43,10 @@ def read_responses(path: str, by: str | None = None) -> pd.DataFrame:
     responses: list = []
     gts: list = []
     groups: list = []
+    first_line: dict[str, int] = {}
+    duplicates: dict[str, list[int]] = {}
     try:
-        fh = open(path, encoding="utf-8")
+        fh = open(path, encoding="utf-8-sig")  # a byte-order mark is accepted, as the seeds accept one
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -68,7 +78,12 @@ def read_responses(path: str, by: str | None = None) -> pd.DataFrame:
                     raise InputError(f"{where}: missing 'gt'")
                 if not isinstance(gt, str):
                     raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
-                ids.append(str(obj[id_key]))
+                qid = str(obj[id_key])
+                if qid in first_line:
+                    duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+                else:
+                    first_line[qid] = lineno
+                ids.append(qid)
                 responses.append(resp)
                 gts.append(gt)
                 if by is not None:
@@ -80,6 +95,12 @@ def read_responses(path: str, by: str | None = None) -> pd.DataFrame:
                         raise InputError(f"{where}: missing key {by!r} named by --by")
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    if not ids:
+        raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
+    if duplicates:
+        shown = "; ".join(f"{qid!r} on lines {', '.join(map(str, lines))}" for qid, lines in list(duplicates.items())[:5])
+        more = f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""
+        raise InputError(f"{path}: {len(duplicates)} id(s) given more than once: {shown}{more}")
     df = pd.DataFrame({"id": ids, "response": pd.Series(responses, dtype=object), "gt": gts})
     if by is not None:
         df["group"] = groups
@@ -100,26 +121,19 @@ def _num(x: Any) -> float | None:
 
 
 def _row_dict(row: pd.Series) -> dict:
-    out = {"n": int(row["n"]), "left_out": int(row["left_out"])}
+    out = {"n": int(row["n"]), "left_out": int(row["left_out"]), "unanswered": int(row["unanswered"])}
     for m in METRICS:
         out[m] = _num(row[m])
     return out
 
 
-def score_file(path: str, mode: str = "paper", by: str | None = None) -> dict:
+def score_file(path: str, mode: str = DEFAULT_MODE, by: str | None = None) -> dict:
     """Score one responses file; returns the JSON-ready summary the CLI prints."""
     df = read_responses(path, by)
-    scored = score_frame(df)
-    if len(scored) == 0:
-        result = {"mode": mode, "n": 0, "left_out": 0, **{m: None for m in METRICS}}
-    else:
-        result = {"mode": mode, **_row_dict(summarize(scored, mode, []).iloc[0])}
+    scored = score_frame(df, mode=mode)
+    result = {"mode": mode, **_row_dict(summarize(scored).iloc[0])}
     if by is not None:
-        groups: dict = {}
-        if len(scored):
-            for _, row in summarize(scored, mode, ["group"]).iterrows():
-                groups[str(row["group"])] = _row_dict(row)
-        result["groups"] = groups
+        result["groups"] = {str(row["group"]): _row_dict(row) for _, row in summarize(scored, ["group"]).iterrows()}
     return result
 
 
@@ -129,11 +143,14 @@ def main(argv: list[str] | None = None) -> int:
         description="Score HCT-QA responses (precision, recall, F1, complete containment).",
     )
     parser.add_argument("responses", help="JSONL file: one object a line with qap_id or id, response, gt")
-    parser.add_argument("--mode", choices=MODES, default="paper",
-                        help="paper: leave no-answer/error/missing responses out of the averages; "
-                             "strict: count them as 0 (default: paper)")
+    parser.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
+                        help="strict (the default): read answers as a fair reader would (final-answer markers, the "
+                             "gt format, lists, numbers within half a unit of the gt's last decimal) and score "
+                             "unanswered responses 0; paper: the HCT-QA release's own procedure, exact text "
+                             "matching, missing/no-answer/error responses left out of the averages")
     parser.add_argument("--by", default=None, metavar="KEY",
-                        help="also report per group: 'dataset' (id prefix before '--') or any key of the lines")
+                        help="also report per group: 'dataset' (the release's id prefix, or a synthetic id's "
+                             "domain) or any key of the lines")
     args = parser.parse_args(argv)
     try:
         result = score_file(args.responses, args.mode, args.by)

@@ -1,8 +1,8 @@
 """Answers every request with its ground truth, written as a model is asked to answer.
 
 The gt string `{a | 1} || {b | 2.5}` becomes `a || 1 || b || 2.5`: braces removed and the ` | `
-between values of a row turned into ` || `, so scoring the oracle gives exactly 1.0. A gt without
-braces (a bare value) is returned as it is. Config: none.
+between values of a row turned into ` || `, so scoring the oracle gives exactly 1.0 in both modes. A
+gt without braces (a bare value) is returned as it is. Config: none.
 """
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from .base import Backend, Prediction, PredictionRequest, register
 
 
 def gt_to_answer(answer_gt: str) -> str:
-    # Split exactly as the scorer splits a gt (on braces and bars), so that malformed release gts such as
-    # `{-14597)` or `{1} || 1{2}` still give back the values the scorer expects.
-    from evaluation_py.normalize import _GT_SPLIT_RE
+    # Read the gt exactly as the scorer reads it (both modes share that reading), so that malformed
+    # release gts such as `{148304} || 1{49616}` still give back the values the scorer expects.
+    from evaluation_py.normalize import gt_value_list
 
-    values = [v.strip() for v in _GT_SPLIT_RE.split((answer_gt or "").strip())]
-    return " || ".join(v for v in values if v)
+    return " || ".join(gt_value_list(answer_gt or "", lower=False, drop_zeros=False))
 
 
 @register("oracle")

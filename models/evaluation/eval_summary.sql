@@ -1,5 +1,6 @@
 -- Mean scores per model x format x mode at every grouping level: overall, source, dataset, template.
--- Paper mode leaves out empty / "no answer" / error responses (n counts them, left_out says how many).
+-- Paper mode leaves missing / "no answer" / error responses out of the means (n counts them, left_out says
+-- how many); strict mode scores them 0. unanswered counts the predictions that gave no answer (both modes).
 with scores as (
     select * from {{ ref('eval_scores') }}
 ),
@@ -16,6 +17,7 @@ grouped as (
         end as level,
         count(*) as n,
         count(*) filter (where left_out) as left_out,
+        count(*) filter (where unanswered) as unanswered,
         avg(precision) filter (where not left_out) as precision,
         avg(recall) filter (where not left_out) as recall,
         avg(f1) filter (where not left_out) as f1,

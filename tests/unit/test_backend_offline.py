@@ -83,8 +83,10 @@ def test_oracle_backend_scores_one():
     for r in reqs:
         p = got[r.cache_key]
         assert p.error_kind is None
-        s = scoring.score_one(p.response, r.answer_gt)
-        assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), r.answer_gt
+        for mode in scoring.MODES:
+            s = scoring.score_one(p.response, r.answer_gt, mode)
+            assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), (
+                mode, r.answer_gt)
 
 
 # ------------------------------------------------------------------ vllm
@@ -148,4 +150,5 @@ def test_oracle_scores_one_on_malformed_release_gts():
     from evaluation_py.scoring import score_one
 
     for gt in ("{-14597)", "{148304} || 1{49616}", "{Professionals} || [Craft And Related Trades Workers} || {x}"):
-        assert score_one(gt_to_answer(gt), gt)["f1"] == 1.0
+        for mode in ("strict", "paper"):
+            assert score_one(gt_to_answer(gt), gt, mode)["f1"] == 1.0, (mode, gt)
