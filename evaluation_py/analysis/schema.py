@@ -12,6 +12,10 @@ METRICS: tuple[str, ...] = ("precision", "recall", "f1", "cc")
 
 POOLED: str = "__pooled__"
 
+# The backend that answers with the ground truth (registered in evaluation_py/backends/oracle_backend.py):
+# a check of the whole chain, not a model under test, so it enters no fit across or within models.
+ORACLE_BACKEND: str = "oracle"
+
 
 # Parent flag -> its children (a child implies its parent).
 TABLE_PARENTS: dict[str, tuple[str, ...]] = {

@@ -2,12 +2,11 @@
 import pandas as pd
 
 from evaluation_py.analysis import property_regression
-from evaluation_py.analysis.inputs import analysis_scores
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    scores = analysis_scores(dbt.ref("eval_scores").df())
+    scores = dbt.ref("eval_scores").df()
     tables = dbt.ref("benchmark_tables").df()
     questions = dbt.ref("benchmark_questions").df()
     fits = [property_regression(scores, tables, questions, kind=kind).assign(property_kind=kind)

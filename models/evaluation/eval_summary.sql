@@ -1,5 +1,6 @@
 -- Mean scores per model x format x mode at every grouping level: overall, source, dataset, template.
--- Paper mode leaves out empty / "no answer" / error responses (n counts them, left_out says how many).
+-- n: the predictions scored (those the means are over); n_left_out: those paper mode left out (missing,
+-- "no answer" and error responses; 0 in strict mode). The analysis_* tables count n the same way.
 with scores as (
     select * from {{ ref('eval_scores') }}
 ),
@@ -14,8 +15,8 @@ grouped as (
             when grouping(template_id) = 1 then 'dataset'
             else 'template'
         end as level,
-        count(*) as n,
-        count(*) filter (where left_out) as left_out,
+        count(*) filter (where not left_out) as n,
+        count(*) filter (where left_out) as n_left_out,
         avg(precision) filter (where not left_out) as precision,
         avg(recall) filter (where not left_out) as recall,
         avg(f1) filter (where not left_out) as f1,
