@@ -14,7 +14,7 @@ from .breakdowns import (
 from .composition import benchmark_composition
 from .plots import (
     plot_aggregation_type_heatmap,
-    plot_coefficients,
+    plot_coefficients_by_model,
     plot_composition,
     plot_composition_all,
     plot_question_property_heatmap,
@@ -32,7 +32,7 @@ __all__ = [
     "model_order",
     "overall_scores",
     "plot_aggregation_type_heatmap",
-    "plot_coefficients",
+    "plot_coefficients_by_model",
     "plot_composition",
     "plot_composition_all",
     "plot_question_property_heatmap",

@@ -375,3 +375,12 @@ def property_regression(
         df[c] = df[c].astype("int64")
     df["significant"] = df["significant"].astype(bool)
     return df
+
+
+def property_regressions(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataFrame,
+                         include_logit: bool = False) -> pd.DataFrame:
+    """The table-property and the question-property fits in one frame (``property_kind``
+    says which): what ``analysis_property_regression`` holds."""
+    fits = [property_regression(scores, tables, questions, kind=kind, include_logit=include_logit)
+            .assign(property_kind=kind) for kind in ("table", "question")]
+    return pd.concat(fits, ignore_index=True)

@@ -6,7 +6,7 @@ def model(dbt, session):
     dbt.config(materialized="table")
     return build_report(
         out_dir=dbt.config.get("reports_dir"),
-        scores=dbt.ref("eval_scores").df(),
+        scores=dbt.ref("eval_scores").df(),  # the models evaluated are listed from these, not from the var
         frames={
             "overall": dbt.ref("eval_summary").df(),
             "by_template": dbt.ref("analysis_scores_by_template").df(),
@@ -21,7 +21,6 @@ def model(dbt, session):
         build_info={
             "seed": dbt.config.get("seed"),
             "replicas": dbt.config.get("replicas"),
-            "eval_models": dbt.config.get("eval_models"),
             "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
         },
     )
