@@ -21,7 +21,7 @@ from .plots import (
     plot_template_heatmap,
     plot_verbosity_recall,
 )
-from .regression import REGRESSION_COLUMNS, property_regression
+from .regression import REGRESSION_COLUMNS, property_regression, property_regressions
 from .report import write_report
 from .selection import model_order, primary_formats, select_scores
 
@@ -40,6 +40,7 @@ __all__ = [
     "plot_verbosity_recall",
     "primary_formats",
     "property_regression",
+    "property_regressions",
     "scores_by_aggregation_type",
     "scores_by_question_property",
     "scores_by_source_dataset",
