@@ -94,7 +94,7 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     grid = (df.pivot_table(index="model_name", columns=column, values=value, aggfunc="mean")
               .reindex(index=models, columns=cols))
     mat = grid.to_numpy(dtype=float)
-    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models))
+    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     im = ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(len(cols)))
@@ -104,7 +104,7 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     ax.set_yticks(range(len(models)))
     ax.set_yticklabels(models, fontsize=8)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("model (decreasing mean F1)")
+    ax.set_ylabel("model")  # in decreasing mean F1, top down (a longer label outgrows a short map)
     ax.set_title(title)
     for i in range(mat.shape[0]):
         for j in range(mat.shape[1]):
@@ -114,7 +114,6 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
                         color="black" if v > 0.6 else "white")
     cb = fig.colorbar(im, ax=ax)
     cb.set_label(value)
-    fig.tight_layout()
     return _save(fig, out_dir, filename)
 
 
@@ -242,7 +241,7 @@ def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, mode: str = "strict"
     if np.isfinite(exp):
         ax.axvline(exp, color="grey", linestyle="--", linewidth=1, label=f"mean values expected ({exp:.2f})")
     ax.legend(fontsize=8, loc="best")
-    ax.set_xlabel("mean number of values in the answer")
+    ax.set_xlabel("mean number of distinct values in the answer")
     ax.set_ylabel("mean recall")
     ax.set_title(title)
     ax.grid(alpha=0.3)

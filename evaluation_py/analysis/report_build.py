@@ -90,7 +90,8 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
          "per doubling), 95% confidence intervals clustered by table. " + _fits_note(regression, "question")),
         (plots.plot_verbosity_recall(frames["verbosity"], fig_dir, mode, order),
          f"Mean number of distinct values in each model's answers against its mean recall (the paper's "
-         f"Figure 38; {mode} scoring); dashed: the mean number of distinct values the ground truth holds. "
+         f"Figure 38; {mode} scoring); dashed: the number of distinct values the ground truth holds, averaged "
+         f"over the models' questions. "
          f"Both counts read values alike, so the oracle gives exactly as many values as expected."),
     ]
     captions = {
