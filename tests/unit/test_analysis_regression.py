@@ -68,7 +68,7 @@ def test_constant_property_is_dropped_with_reason():
     res = property_regression(scores, tables, questions)
     rows = res[res.property == "split_header_cell"]
     assert len(rows) == 2  # m1, f1 and cc: no pooled fit over a single model
-    assert rows.coef.isna().all()
+    assert rows.coef.isna().all() and rows.p_value.isna().all() and not rows.significant.any()
     assert rows.dropped_reason.str.contains("constant").all()
     base = res[res.property == "standard_relational_table"]
     assert base.dropped_reason.str.contains("baseline").all()
