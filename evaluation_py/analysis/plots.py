@@ -201,7 +201,8 @@ def plot_coefficients_by_model(regression: pd.DataFrame, out_dir, models: Sequen
         if k % ncols == 0:
             ax.set_yticks(y)
             ax.set_yticklabels(labels, fontsize=8)
-        if k >= len(fits) - ncols:
+        if k >= len(fits) - ncols:  # the lowest panel of its column: it carries the x axis
+            ax.xaxis.set_tick_params(labelbottom=True)
             ax.set_xlabel("coefficient (log-odds of CC)" if model_type == "logit" else
                           f"change in {'P(CC)' if metric == 'cc' else metric.upper()}", fontsize=8)
     axes.flat[0].set_ylim(len(props) - 0.5, -0.5)
