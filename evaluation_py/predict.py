@@ -11,6 +11,7 @@ import pandas as pd
 from .backends import base
 from .backends.base import PredictionRequest
 from .model_specs import ModelSpec
+from .normalize import clean_response, gt_values, response_values
 from .prompts import PROMPT_VERSION
 from .requests import build_requests
 from .runner import run_predictions
@@ -107,7 +108,7 @@ def errors_table_for_keys(keys: Iterable[str], store_path: str | Path) -> pd.Dat
     return errors[errors["cache_key"].isin(keys)].reset_index(drop=True)
 
 
-SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt", "answer_n_values")
+SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt")
 
 
 def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
@@ -115,7 +116,8 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     (strict: scored 0; paper: left out)."""
     q = questions[list(SCORE_QUESTION_COLUMNS)]
     merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
-    merged["n_values_given"] = merged["response"].map(_n_values)
+    merged["n_values_given"] = merged["response"].map(n_values_given).astype("int64")
+    merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
     out = []
     readings: dict = {}  # each response is read the strict way once, for both modes
     for mode in MODES:
@@ -123,14 +125,24 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
         part["mode"] = mode
         out.append(part)
     cols = ["cache_key", "model_name", "backend", "model", "table_format", "mode", "question_id", "table_id", "source",
-            "dataset", "template_id", "precision", "recall", "f1", "cc", "left_out", "unanswered", "answer_n_values",
-            "n_values_given"]
+            "dataset", "template_id", "precision", "recall", "f1", "cc", "left_out", "unanswered", "n_values_given",
+            "n_values_expected"]
     return pd.concat(out, ignore_index=True)[cols]
 
 
-def _n_values(response) -> int:
-    from .normalize import clean_response, response_values
+# Answer verbosity (analysis_answer_verbosity) compares these two counts, so they count alike: the distinct
+# non-empty normalised values, as the scorer compares them. An answer equal to the gt has as many as the gt.
+def _count_values(values) -> int:
+    return len({v for v in values if v})
 
+
+def n_values_given(response) -> int:
     if response is None or (isinstance(response, float) and pd.isna(response)):
         return 0
-    return len(response_values(clean_response(response)))
+    return _count_values(response_values(clean_response(response)))
+
+
+def n_values_expected(answer_gt) -> int:
+    if answer_gt is None or (isinstance(answer_gt, float) and pd.isna(answer_gt)):
+        return 0
+    return _count_values(gt_values(answer_gt))

@@ -14,14 +14,14 @@ from .breakdowns import (
 from .composition import benchmark_composition
 from .plots import (
     plot_aggregation_type_heatmap,
-    plot_coefficients,
+    plot_coefficients_by_model,
     plot_composition,
     plot_composition_all,
     plot_question_property_heatmap,
     plot_template_heatmap,
     plot_verbosity_recall,
 )
-from .regression import REGRESSION_COLUMNS, property_regression
+from .regression import REGRESSION_COLUMNS, property_regression, property_regressions
 from .report import write_report
 from .selection import model_order, primary_formats, select_scores
 
@@ -32,7 +32,7 @@ __all__ = [
     "model_order",
     "overall_scores",
     "plot_aggregation_type_heatmap",
-    "plot_coefficients",
+    "plot_coefficients_by_model",
     "plot_composition",
     "plot_composition_all",
     "plot_question_property_heatmap",
@@ -40,6 +40,7 @@ __all__ = [
     "plot_verbosity_recall",
     "primary_formats",
     "property_regression",
+    "property_regressions",
     "scores_by_aggregation_type",
     "scores_by_question_property",
     "scores_by_source_dataset",

@@ -1,9 +1,10 @@
 """Score breakdowns behind the paper's tables and figures (tidy DataFrames).
 
 Every function returns one row per group with ``model_name``, ``mode``, the group
-keys, the mean ``precision``, ``recall``, ``f1``, ``cc`` and the row count ``n``.
-Averages exclude left-out rows in paper mode; by default each model contributes its
-primary table format only (see :func:`selection.select_scores`).
+keys, the mean ``precision``, ``recall``, ``f1``, ``cc``, ``n`` (the predictions
+scored: the rows the means are over) and ``n_left_out`` (the predictions paper mode
+left out, 0 in strict mode), as in ``eval_summary``. By default each model
+contributes its primary table format only (see :func:`selection.select_scores`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,15 @@ from scipy import stats as _sps
 
 from .coerce import to_flag, to_number
 from .schema import AGGREGATION_TYPES, METRICS, QUESTION_BREAKDOWN_PROPERTIES, aggregation_type_column
-from .selection import PRIMARY, mean_metrics, select_scores
+from .selection import PRIMARY, mean_metrics, models_under_test, select_scores
 
 BASE_KEYS = ["model_name", "mode"]
+COUNTS = ["n", "n_left_out"]
+
+
+def _select(scores, mode, table_format):
+    # Left-out rows stay in: mean_metrics counts them in n_left_out and nowhere else.
+    return select_scores(scores, mode, table_format, exclude_left_out=False)
 
 
 def _question_values(sel: pd.DataFrame, questions: pd.DataFrame | None, col: str) -> pd.Series | None:
@@ -62,16 +69,16 @@ class _QuestionLookup:
 
 def overall_scores(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Mean metrics per model and mode (the 'Average' columns of Table IV)."""
-    return mean_metrics(select_scores(scores, mode, table_format), BASE_KEYS)
+    return mean_metrics(_select(scores, mode, table_format), BASE_KEYS)
 
 
 def scores_by_template(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
                        mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 39: per model x synthetic question template (``template_id`` 1..15)."""
-    df = select_scores(scores, mode, table_format)
+    df = _select(scores, mode, table_format)
     tid = _question_values(df, questions, "template_id")
     if tid is None:
-        return pd.DataFrame(columns=[*BASE_KEYS, "template_id", *METRICS, "n"])
+        return pd.DataFrame(columns=[*BASE_KEYS, "template_id", *METRICS, *COUNTS])
     tid = pd.Series(to_number(tid), index=df.index)
     keep = tid.notna().to_numpy()
     df = df.loc[keep].assign(template_id=tid[keep].astype("int64"))
@@ -88,7 +95,7 @@ def scores_by_question_property(scores: pd.DataFrame, questions: pd.DataFrame,
     Numeric properties (e.g. ``rank_report_top``) count as holding when set and > 0.
     A question counts under every property it has."""
     props = list(properties) if properties is not None else list(QUESTION_BREAKDOWN_PROPERTIES)
-    sel = select_scores(scores, mode, table_format)
+    sel = _select(scores, mode, table_format)
     look = _QuestionLookup(sel, questions)
     parts = []
     for p in props:
@@ -99,7 +106,7 @@ def scores_by_question_property(scores: pd.DataFrame, questions: pd.DataFrame,
         if sub.empty:
             continue
         parts.append(mean_metrics(sub, BASE_KEYS).assign(property=p))
-    cols = [*BASE_KEYS, "property", *METRICS, "n"]
+    cols = [*BASE_KEYS, "property", *METRICS, *COUNTS]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]
@@ -109,7 +116,7 @@ def scores_by_aggregation_type(scores: pd.DataFrame, questions: pd.DataFrame,
                                mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 9(b): per model x aggregation type (min, max, sum, avg, count)."""
     cols = {a: aggregation_type_column(a) for a in AGGREGATION_TYPES}
-    sel = select_scores(scores, mode, table_format)
+    sel = _select(scores, mode, table_format)
     look = _QuestionLookup(sel, questions)
     parts = []
     for agg, c in cols.items():
@@ -119,7 +126,7 @@ def scores_by_aggregation_type(scores: pd.DataFrame, questions: pd.DataFrame,
         sub = sel[flags]
         if not sub.empty:
             parts.append(mean_metrics(sub, BASE_KEYS).assign(aggregation_type=agg))
-    out_cols = [*BASE_KEYS, "aggregation_type", *METRICS, "n"]
+    out_cols = [*BASE_KEYS, "aggregation_type", *METRICS, *COUNTS]
     if not parts:
         return pd.DataFrame(columns=out_cols)
     return pd.concat(parts, ignore_index=True)[out_cols]
@@ -128,7 +135,7 @@ def scores_by_aggregation_type(scores: pd.DataFrame, questions: pd.DataFrame,
 def scores_by_table_format(scores: pd.DataFrame, mode=None) -> pd.DataFrame:
     """Table V: per model x table format (all formats), with the F1 difference to the
     model's HTML result (``f1_minus_html``, NaN without HTML rows)."""
-    sel = select_scores(scores, mode, table_format=None)
+    sel = _select(scores, mode, None)
     out = mean_metrics(sel, [*BASE_KEYS, "table_format"])
     html = out[out["table_format"] == "html"].set_index(BASE_KEYS)["f1"]
     key = pd.MultiIndex.from_frame(out[BASE_KEYS])
@@ -139,27 +146,31 @@ def scores_by_table_format(scores: pd.DataFrame, mode=None) -> pd.DataFrame:
 def answer_verbosity(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 38: per model, mean number of values given vs expected, with recall.
 
-    ``verbosity_ratio`` = mean given / mean expected."""
-    sel = select_scores(scores, mode, table_format)
-    cols = [*BASE_KEYS, "mean_values_given", "mean_values_expected", "verbosity_ratio", *METRICS, "n"]
+    ``n_values_given`` and ``n_values_expected`` of a prediction must count values the
+    same way (``eval_scores`` counts distinct normalised values on both sides), so that
+    an answer equal to the ground truth has ``verbosity_ratio`` = mean given / mean
+    expected = 1. ``backend`` lets fits across models leave the oracle out."""
+    sel = _select(scores, mode, table_format)
+    cols = [*BASE_KEYS, "backend", "mean_values_given", "mean_values_expected", "verbosity_ratio", *METRICS, *COUNTS]
     if sel.empty:
         return pd.DataFrame(columns=cols)
-    g = sel.groupby(BASE_KEYS, observed=True, sort=True)
-    out = g[[*METRICS]].mean()
-    out["mean_values_given"] = g["n_values_given"].mean()
-    out["mean_values_expected"] = g["n_values_expected"].mean()
-    out["n"] = g.size().astype("int64")
-    out = out.reset_index()
+    if "backend" not in sel.columns:
+        sel = sel.assign(backend=None)
+    out = mean_metrics(sel, BASE_KEYS, [*METRICS, "n_values_given", "n_values_expected"])
+    out = out.rename(columns={"n_values_given": "mean_values_given", "n_values_expected": "mean_values_expected"})
+    backend = sel.groupby(BASE_KEYS, observed=True, sort=True)["backend"].first()
+    out["backend"] = backend.reindex(pd.MultiIndex.from_frame(out[BASE_KEYS])).to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         out["verbosity_ratio"] = out["mean_values_given"] / out["mean_values_expected"]
     return out[cols]
 
 
 def verbosity_recall_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
-    """Across models, per mode: Pearson and Spearman correlation of mean values given
-    with recall (RQ8). NaN (with ``n_models`` < 3) when not computable."""
+    """Across the models under test (the oracle left out), per mode: Pearson and
+    Spearman correlation of mean values given with recall (RQ8). NaN (with
+    ``n_models`` < 3) when not computable."""
     rows = []
-    for mode, sub in verbosity.groupby("mode", sort=True):
+    for mode, sub in models_under_test(verbosity).groupby("mode", sort=True):
         x, y = sub["mean_values_given"].to_numpy(float), sub["recall"].to_numpy(float)
         ok = np.isfinite(x) & np.isfinite(y)
         x, y = x[ok], y[ok]
@@ -175,4 +186,4 @@ def verbosity_recall_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
 
 def scores_by_source_dataset(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Table IV layout: per model x source x dataset."""
-    return mean_metrics(select_scores(scores, mode, table_format), [*BASE_KEYS, "source", "dataset"])
+    return mean_metrics(_select(scores, mode, table_format), [*BASE_KEYS, "source", "dataset"])

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .coerce import to_flag, to_number
-from .schema import QUESTION_BREAKDOWN_PROPERTIES, TABLE_LEAF_PROPERTIES, TABLE_PROPERTY_COLUMNS
+from .schema import QUESTION_BREAKDOWN_PROPERTIES, TABLE_MAIN_PROPERTIES, TABLE_PROPERTY_COLUMNS
 
 COMPOSITION_COLUMNS = ["facet", "key", "n_tables", "n_questions"]
 OTHER = "(other combinations)"
@@ -19,13 +19,14 @@ def _questions_per_table(tables: pd.DataFrame, questions: pd.DataFrame) -> pd.Se
     return counts.reindex(tables["table_id"]).fillna(0).astype("int64").set_axis(tables.index)
 
 
-def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_combinations: int = 15,
+def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_combinations: int = 30,
                           include_question_properties: bool = False) -> pd.DataFrame:
     """Counts per facet: 'domain' (dataset, sorted by n_tables), 'template' (template_id),
     'property' (each of the 23 table properties, tables where it holds),
-    'property_combination' (the set of true leaf properties joined with ' + ', the
-    ``top_combinations`` most frequent plus one '(other combinations)' row, so that the
-    facet sums to all tables). With ``include_question_properties`` a facet
+    'property_combination' (as the paper's Figure 3(a): the set of true main properties,
+    ``TABLE_MAIN_PROPERTIES``, joined with ' + ', or 'standard_relational_table' for a
+    table with none; the ``top_combinations`` most frequent plus, when more exist, one
+    '(other combinations) xK' row, so that the facet sums to all tables). With ``include_question_properties`` a facet
     'question_property' counts the questions having each question property.
 
     Columns: facet, key, n_tables, n_questions."""
@@ -53,10 +54,11 @@ def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_com
     for p, v in flags.items():
         rows.append({"facet": "property", "key": p, "n_tables": int(v.sum()), "n_questions": int(nq[v].sum())})
 
-    leaves = [p for p in TABLE_LEAF_PROPERTIES if p in flags and p != "standard_relational_table"]
-    if leaves and len(tables):
-        mat = np.column_stack([flags[p] for p in leaves])
-        names = np.array(leaves, dtype=object)
+    # Main properties, not leaves: 19 leaves make nearly every table its own combination.
+    main = [p for p in TABLE_MAIN_PROPERTIES if p in flags]
+    if main and len(tables):
+        mat = np.column_stack([flags[p] for p in main])
+        names = np.array(main, dtype=object)
         combo = [" + ".join(names[r]) if r.any() else NONE for r in mat]
         if "standard_relational_table" in flags:
             combo = [("standard_relational_table" if c == NONE and s else c)

@@ -9,7 +9,6 @@ from :func:`selection.model_order`; without it the frame's own mean F1 is used).
 from __future__ import annotations
 
 import os
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,15 +18,16 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # the Agg backend, without pyplot
 from matplotlib.figure import Figure
 
-from .schema import POOLED, QUESTION_PROPERTY_LABELS
+from .composition import NONE, OTHER
+from .schema import ORACLE_BACKEND, POOLED, QUESTION_PROPERTY_LABELS, TABLE_MAIN_PROPERTIES, property_label
 
 DPI = 100
-_LABEL_WRAP = 60  # characters per line of a long category label
 _RC = {"svg.hashsalt": "hctqa-analysis", "svg.fonttype": "path", "path.simplify": True}
 
 
-def _new_figure(width_in: float, height_in: float) -> Figure:
-    fig = Figure(figsize=(max(width_in, 4.0), max(height_in, 3.0)), dpi=DPI)
+def _new_figure(width_in: float, height_in: float, layout: str | None = None) -> Figure:
+    # layout="constrained" sizes the margins to the labels (tight_layout warns and gives up on long ones)
+    fig = Figure(figsize=(max(width_in, 4.0), max(height_in, 3.0)), dpi=DPI, layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
@@ -94,7 +94,7 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     grid = (df.pivot_table(index="model_name", columns=column, values=value, aggfunc="mean")
               .reindex(index=models, columns=cols))
     mat = grid.to_numpy(dtype=float)
-    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models))
+    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     im = ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(len(cols)))
@@ -104,7 +104,7 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     ax.set_yticks(range(len(models)))
     ax.set_yticklabels(models, fontsize=8)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("model (decreasing mean F1)")
+    ax.set_ylabel("model")  # in decreasing mean F1, top down (a longer label outgrows a short map)
     ax.set_title(title)
     for i in range(mat.shape[0]):
         for j in range(mat.shape[1]):
@@ -114,7 +114,6 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
                         color="black" if v > 0.6 else "white")
     cb = fig.colorbar(im, ax=ax)
     cb.set_label(value)
-    fig.tight_layout()
     return _save(fig, out_dir, filename)
 
 
@@ -134,7 +133,8 @@ def plot_question_property_heatmap(by_property: pd.DataFrame, out_dir, metric: s
     order += sorted(set(by_property.get("property", pd.Series()).tolist()) - set(order))
     return heatmap(by_property, "property", metric, out_dir, filename or f"heatmap_question_property_{metric}.png",
                    f"{metric.upper()} by model and question property ({mode})", "question property",
-                   model_order=model_order, column_order=order, column_labels=QUESTION_PROPERTY_LABELS, mode=mode)
+                   model_order=model_order, column_order=order, column_labels={p: property_label(p) for p in order},
+                   mode=mode)
 
 
 def plot_aggregation_type_heatmap(by_agg: pd.DataFrame, out_dir, metric: str = "f1", mode: str = "strict",
@@ -145,54 +145,74 @@ def plot_aggregation_type_heatmap(by_agg: pd.DataFrame, out_dir, metric: str = "
                    model_order=model_order, column_order=["min", "max", "sum", "avg", "count"], mode=mode)
 
 
-def plot_coefficients(regression: pd.DataFrame, out_dir, models: Sequence[str] = (POOLED,), metric: str = "f1",
-                      model_type: str | None = None, filename: str | None = None, title: str | None = None) -> str:
-    """Coefficient plot: point + clustered 95% CI per property, one marker series per
-    model; significant (BH-adjusted p < 0.05) filled and coloured, others hollow grey."""
+def _coefficient_rows(regression: pd.DataFrame, metric: str, model_type: str) -> pd.DataFrame:
+    return regression[(regression["metric"] == metric) & (regression["model_type"] == model_type)
+                      & regression["dropped_reason"].isna() & np.isfinite(regression["coef"].astype(float))]
+
+
+def plot_coefficients_by_model(regression: pd.DataFrame, out_dir, models: Sequence[str], metric: str = "f1",
+                               model_type: str | None = None, filename: str | None = None,
+                               title: str | None = None, per_row: int = 4) -> str:
+    """One panel per fit, side by side on a shared property axis: the pooled fit (when
+    ``models`` names it and it has rows) and each model under test. Point and clustered
+    95% CI per property; filled when significant (BH-adjusted p < 0.05), hollow when not;
+    a property a fit could not estimate is left blank in that panel."""
     from .regression import MODEL_TYPES
 
     model_type = model_type or MODEL_TYPES.get(metric, "ols")
-    df = regression[(regression["metric"] == metric) & (regression["model_type"] == model_type)
-                    & regression["model_name"].isin(list(models)) & regression["dropped_reason"].isna()
-                    & np.isfinite(regression["coef"].astype(float))]
-    name = filename or f"coefficients_{metric}.png"
+    df = _coefficient_rows(regression, metric, model_type)
+    fits = [m for m in models if m in set(df["model_name"])]
+    name = filename or f"coefficients_{metric}_by_model.png"
     title = title or f"Effect of properties on {metric.upper()} ({model_type}, 95% CI clustered by table)"
-    props = list(pd.unique(df["property"])) if len(df) else []
-    fig = _new_figure(8.5, 1.6 + 0.32 * max(len(props), 1) * max(1, min(len(models), 3)) ** 0.5)
-    if df.empty:
-        _placeholder(fig, title, "no estimates")
+    # every panel in the fits' own candidate order (the order of the rows), whatever each estimated
+    props = [p for p in pd.unique(regression["property"]) if p in set(df["property"])]
+    if not fits:
+        fig = _new_figure(8.0, 3.0)
+        _placeholder(fig, title, "no estimates: no model under test (the oracle enters no fit)")
         return _save(fig, out_dir, name)
-    ax = fig.add_subplot(1, 1, 1)
-    colors = ["tab:blue", "tab:red", "tab:green", "tab:purple", "tab:orange", "tab:brown", "tab:pink",
-              "tab:olive", "tab:cyan", "tab:gray"]
-    present = [m for m in models if m in set(df["model_name"])]
-    width = 0.7 / max(len(present), 1)
-    for k, m in enumerate(present):
+    ncols = min(len(fits), per_row)
+    nrows = -(-len(fits) // ncols)
+    labels = [property_label(p) for p in props]
+    fig = _new_figure(2.2 + 0.055 * max(len(s) for s in labels) + 3.2 * ncols,
+                      1.2 + nrows * (0.9 + 0.26 * len(props)), layout="constrained")
+    axes = np.atleast_2d(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False))
+    y = np.arange(len(props))
+    for k, ax in enumerate(axes.flat):
+        if k >= len(fits):
+            ax.set_axis_off()
+            continue
+        m = fits[k]
         sub = df[df["model_name"] == m].set_index("property").reindex(props)
-        y = np.arange(len(props)) + (k - (len(present) - 1) / 2) * width
         coef = sub["coef"].to_numpy(float)
         lo, hi = sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float)
         sig = sub["significant"].fillna(False).to_numpy(bool)
-        color = colors[k % len(colors)]
-        label = "pooled (model fixed effects)" if m == POOLED else str(m)
+        color = "tab:red" if m == POOLED else "tab:blue"
         ok = np.isfinite(lo) & np.isfinite(hi)
         ax.hlines(y[ok], lo[ok], hi[ok], color=color, alpha=0.8, linewidth=1.5)
-        if sig.any():
-            ax.scatter(coef[sig], y[sig], color=color, s=36, zorder=3, label=f"{label}: significant (BH p < 0.05)")
-        if (~sig).any():
-            ax.scatter(coef[~sig], y[~sig], facecolors="white", edgecolors=color, s=30, zorder=3,
-                       label=f"{label}: not significant")
-    ax.axvline(0.0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(props)))
-    ax.set_yticklabels([QUESTION_PROPERTY_LABELS.get(p, p) for p in props], fontsize=8)
-    ax.set_xlabel(f"coefficient (change in {'P(CC)' if metric == 'cc' and model_type != 'logit' else metric.upper()})"
-                  if model_type != "logit" else "coefficient (log-odds of CC)")
-    ax.set_ylabel("property")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="best")
-    ax.grid(axis="x", alpha=0.3)
-    ax.set_ylim(len(props) - 0.5, -0.5)
-    fig.tight_layout()
+        est = np.isfinite(coef)
+        ax.scatter(coef[est & sig], y[est & sig], color=color, s=30, zorder=3, label="significant (BH p < 0.05)")
+        ax.scatter(coef[est & ~sig], y[est & ~sig], facecolors="white", edgecolors=color, s=26, zorder=3,
+                   label="not significant")
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.grid(axis="x", alpha=0.3)
+        n = int(sub["n"].dropna().iloc[0]) if "n" in sub.columns and sub["n"].notna().any() else None
+        head = "pooled over the models under test" if m == POOLED else str(m)
+        ax.set_title(head + (f" (n = {n:,})" if n is not None else ""), fontsize=9)
+        if k % ncols == 0:
+            ax.set_yticks(y)
+            ax.set_yticklabels(labels, fontsize=8)
+        if k >= len(fits) - ncols:  # the lowest panel of its column: it carries the x axis
+            ax.xaxis.set_tick_params(labelbottom=True)
+            ax.set_xlabel("coefficient (log-odds of CC)" if model_type == "logit" else
+                          f"change in {'P(CC)' if metric == 'cc' else metric.upper()}", fontsize=8)
+    axes.flat[0].set_ylim(len(props) - 0.5, -0.5)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker="o", linestyle="-", color="grey", markerfacecolor="grey"),
+               Line2D([], [], marker="o", linestyle="-", color="grey", markerfacecolor="white")]
+    fig.legend(handles, ["significant (BH-adjusted p < 0.05)", "not significant"], loc="outside lower center",
+               ncols=2, fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=10)
     return _save(fig, out_dir, name)
 
 
@@ -210,15 +230,19 @@ def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, mode: str = "strict"
     df = df.set_index("model_name").reindex(models)
     ax = fig.add_subplot(1, 1, 1)
     x, y = df["mean_values_given"].to_numpy(float), df["recall"].to_numpy(float)
-    ax.scatter(x, y, color="tab:blue", zorder=3)
+    oracle = (df["backend"] == ORACLE_BACKEND).fillna(False).to_numpy(bool) if "backend" in df.columns \
+        else np.zeros(len(df), dtype=bool)
+    ax.scatter(x[~oracle], y[~oracle], color="tab:blue", zorder=3, label="model under test")
+    if oracle.any():
+        ax.scatter(x[oracle], y[oracle], color="grey", marker="D", zorder=3, label="oracle (the ground truth)")
     for m, xi, yi in zip(models, x, y):
         if np.isfinite(xi) and np.isfinite(yi):
             ax.annotate(m, (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
     exp = float(np.nanmean(df["mean_values_expected"].to_numpy(float)))
     if np.isfinite(exp):
         ax.axvline(exp, color="grey", linestyle="--", linewidth=1, label=f"mean values expected ({exp:.2f})")
-        ax.legend(fontsize=8, loc="best")
-    ax.set_xlabel("mean number of values in the answer")
+    ax.legend(fontsize=8, loc="best")
+    ax.set_xlabel("mean number of distinct values in the answer")
     ax.set_ylabel("mean recall")
     ax.set_title(title)
     ax.grid(alpha=0.3)
@@ -227,16 +251,17 @@ def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, mode: str = "strict"
 
 
 def plot_composition(composition: pd.DataFrame, out_dir, facet: str, filename: str | None = None) -> str:
-    """Horizontal bars of n_tables and n_questions for one composition facet."""
+    """Horizontal bars of n_tables and n_questions for one composition facet (property
+    names shown readable); the property-combination facet is drawn by
+    :func:`plot_property_combinations`."""
+    if facet == "property_combination":
+        return plot_property_combinations(composition, out_dir, filename)
     df = composition[composition["facet"] == facet]
     title = f"Benchmark composition: {facet.replace('_', ' ')}"
     name = filename or f"composition_{facet}.png"
-    # A property combination names up to a dozen properties: wrapped, its label fits beside the bars
-    # (unwrapped, tight_layout cannot make room and warns).
-    labels = [textwrap.fill(str(k), _LABEL_WRAP) for k in df["key"]]
-    longest = max((len(line) for label in labels for line in label.splitlines()), default=10)
-    extra_lines = sum(label.count("\n") for label in labels)
-    fig = _new_figure(min(6.0 + 0.06 * longest, 16.0), 1.5 + 0.3 * max(len(df), 1) + 0.12 * extra_lines)
+    named = facet in ("property", "question_property")
+    keys = [property_label(k) if named else str(k) for k in df["key"]]
+    fig = _new_figure(9.0, 1.4 + 0.28 * max(len(df), 1), layout="constrained")
     if df.empty:
         _placeholder(fig, title, "no data")
         return _save(fig, out_dir, name)
@@ -246,16 +271,74 @@ def plot_composition(composition: pd.DataFrame, out_dir, facet: str, filename: s
         vals = df[col].to_numpy(float)
         ax.barh(y, vals, color=color)
         for yi, v in zip(y, vals):
-            ax.text(v, yi, f" {int(v)}", va="center", fontsize=7)
+            ax.text(v, yi, f" {int(v):,}", va="center", fontsize=7)
         ax.set_xlabel(col.replace("n_", "number of "))
         ax.set_xlim(0, max(vals.max(), 1) * 1.2)
     axes[0].set_yticks(y)
-    axes[0].set_yticklabels(labels, fontsize=7)
+    axes[0].set_yticklabels(keys, fontsize=8)
     axes[0].invert_yaxis()
     axes[0].set_ylabel(facet.replace("_", " "))
     fig.suptitle(title)
-    fig.tight_layout()
     return _save(fig, out_dir, name)
+
+
+def plot_property_combinations(composition: pd.DataFrame, out_dir, filename: str | None = None) -> str:
+    """The combinations of main table properties as an UpSet chart: bars of tables and of
+    questions per combination (most frequent first) over a dot matrix saying which
+    properties each combination has. Combinations beyond the facet's top ones are not
+    drawn as a bar (one such bar would dwarf the rest); the title counts what they hold."""
+    df = composition[composition["facet"] == "property_combination"]
+    name = filename or "composition_property_combination.png"
+    other = df[df["key"].astype(str).str.startswith(OTHER)]
+    df = df[~df.index.isin(other.index)]
+    title = "Benchmark composition: tables per combination of main properties"
+    if len(other):
+        title += (f"\n(not drawn: {other['key'].iloc[0][len(OTHER):].strip().lstrip('x')} rarer combinations, "
+                  f"{int(other['n_tables'].sum()):,} tables, {int(other['n_questions'].sum()):,} questions)")
+    if df.empty:
+        fig = _new_figure(8.0, 3.0)
+        _placeholder(fig, title, "no data")
+        return _save(fig, out_dir, name)
+    members = [set() if k == NONE else set(str(k).split(" + ")) for k in df["key"]]
+    rows: list[str] = []
+    for m in members:
+        rows += [p for p in sorted(m, key=_main_order) if p not in rows]
+    rows.sort(key=_main_order)
+    labels = [property_label(r) for r in rows]
+    x = np.arange(len(df))
+    fig = _new_figure(2.0 + 0.075 * max(len(s) for s in labels) + 0.42 * len(df), 6.0 + 0.3 * len(rows),
+                      layout="constrained")
+    ax_t, ax_q, ax_m = fig.subplots(3, 1, sharex=True, height_ratios=[3, 3, max(len(rows), 1) * 0.9])
+    for ax, col, color in ((ax_t, "n_tables", "tab:blue"), (ax_q, "n_questions", "tab:orange")):
+        vals = df[col].to_numpy(float)
+        ax.bar(x, vals, color=color, width=0.7)
+        for xi, v in zip(x, vals):
+            ax.text(xi, v, f"{int(v):,}", ha="center", va="bottom", fontsize=7)
+        ax.set_ylim(0, max(vals.max(), 1) * 1.18)
+        ax.set_ylabel(col.replace("n_", "number of "), fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+    for j, m in enumerate(members):
+        ax_m.scatter([j] * len(rows), range(len(rows)), color="#dddddd", s=40, zorder=2)
+        on = [i for i, r in enumerate(rows) if r in m]
+        if on:
+            ax_m.plot([j, j], [min(on), max(on)], color="black", linewidth=1.5, zorder=3)
+            ax_m.scatter([j] * len(on), on, color="black", s=40, zorder=4)
+    ax_m.set_yticks(range(len(rows)))
+    ax_m.set_yticklabels(labels, fontsize=8)
+    ax_m.set_ylim(len(rows) - 0.5, -0.5)
+    ax_m.set_xticks(x)
+    ax_m.set_xticklabels([])
+    ax_m.tick_params(axis="x", length=0)
+    ax_m.set_xlabel("combination (a column of dots: the properties its tables have)", fontsize=9)
+    for spine in ax_m.spines.values():
+        spine.set_visible(False)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, out_dir, name)
+
+
+def _main_order(prop: str) -> int:
+    order = [*TABLE_MAIN_PROPERTIES, "standard_relational_table"]
+    return order.index(prop) if prop in order else len(order)
 
 
 def plot_composition_all(composition: pd.DataFrame, out_dir) -> list[str]:

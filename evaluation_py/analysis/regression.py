@@ -1,11 +1,18 @@
 """RQ5 / RQ6: effect of table or question properties on per-question F1 and CC.
 
-One fit per model (and one pooled over models with fixed effects per model
-condition), OLS on F1 and a linear probability model (OLS) on CC with the same
-design, so CC coefficients read as changes in the probability of a completely
+One fit per model under test (and one pooled over them with fixed effects per
+model condition), OLS on F1 and a linear probability model (OLS) on CC with the
+same design, so CC coefficients read as changes in the probability of a completely
 correct answer. Standard errors are clustered by ``table_id``; p-values are
 Benjamini-Hochberg adjusted across the properties of one fit. See
 :mod:`evaluation_py.analysis.design` for which properties enter the design.
+
+The oracle (backend ``oracle``, the ground truth itself) is a check of the chain,
+not a model: it has no rows here and is not part of the pooled fit. The pooled fit
+needs two models under test; with fewer there are no ``__pooled__`` rows (it would
+repeat the one model's fit). A fit whose outcome has no variation left to explain
+(constant, or constant within each model condition of a pooled fit) gives rows with
+a ``dropped_reason`` and no estimates, never p-values of a zero-residual fit.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import pandas as pd
 from .coerce import to_number
 from .design import build_design, question_property_values, table_property_values
 from .schema import POOLED, QUESTION_REGRESSION_PROPERTIES, TABLE_PROPERTY_COLUMNS
-from .selection import PRIMARY, select_scores
+from .selection import PRIMARY, is_oracle, left_out_mask, select_scores
 from .stats import bh_adjust, ols_clustered
 
 log = logging.getLogger(__name__)
@@ -37,6 +44,8 @@ REGRESSION_COLUMNS: list[str] = [
     "p_value_adjusted",
     "ci_low",
     "ci_high",
+    "n",
+    "n_left_out",
     "n_questions",
     "n_tables",
     "significant",
@@ -48,19 +57,33 @@ MODEL_TYPES = {"f1": "ols", "cc": "linear_probability_ols", "logit": "logit"}
 DEFAULT_METRIC_MODES: dict[str, str] = {"f1": "strict", "cc": "strict"}
 
 
-def _empty_rows(model: str, metric: str, model_type: str, props: list[str], note: str,
-                n_q: int = 0, n_t: int = 0, dropped: Mapping[str, str] | None = None) -> list[dict]:
+NO_COUNTS = {"n": 0, "n_left_out": 0, "n_questions": 0, "n_tables": 0}
+
+
+def _empty_rows(model: str, metric: str, model_type: str, props: list[str], note: str | None,
+                counts: Mapping[str, int] = NO_COUNTS, dropped: Mapping[str, str] | None = None) -> list[dict]:
     dropped = dropped or {}
     return [
         {
             "model_name": model, "metric": metric, "model_type": model_type, "property": p,
             "coef": np.nan, "std_err": np.nan, "std_err_clustered": np.nan, "p_value": np.nan,
-            "p_value_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-            "n_questions": n_q, "n_tables": n_t, "significant": False,
-            "dropped_reason": dropped.get(p), "note": None if p in dropped else note,
+            "p_value_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan, **counts,
+            "significant": False, "dropped_reason": dropped.get(p), "note": None if p in dropped else note,
         }
         for p in props
     ]
+
+
+def _degenerate_outcome(y: np.ndarray, fe_codes: np.ndarray | None) -> str | None:
+    """Why ``y`` leaves nothing to estimate, or None: constant, or constant within each
+    fixed-effect level (the fixed effects then fit it exactly and every residual is 0)."""
+    if not len(y):
+        return None
+    if np.all(y == y[0]):
+        return f"outcome constant ({y[0]:g}) across the {len(y)} predictions of this fit: no variation to explain"
+    if fe_codes is not None and pd.Series(y).groupby(fe_codes).nunique().max() == 1:
+        return "outcome constant within each model condition: the fixed effects explain it all"
+    return None
 
 
 def _warn_failure(model: str, metric: str, props: list[str], note: str) -> None:
@@ -92,7 +115,7 @@ def _fit_logit(X, y, groups, alpha):
     return (np.asarray(res.params), se, np.asarray(res.bse), np.asarray(res.pvalues), ci[:, 0], ci[:, 1])
 
 
-def _rows_for_fit(model, metric, model_type, design, est, n_q, n_t, alpha, notes, few_tables):
+def _rows_for_fit(model, metric, model_type, design, est, counts, alpha, notes, few_tables):
     coef, se, se_c, p, lo, hi = est
     idx = {c: i for i, c in enumerate(design.columns)}
     rows = []
@@ -100,9 +123,8 @@ def _rows_for_fit(model, metric, model_type, design, est, n_q, n_t, alpha, notes
         row = {
             "model_name": model, "metric": metric, "model_type": model_type, "property": prop,
             "coef": np.nan, "std_err": np.nan, "std_err_clustered": np.nan, "p_value": np.nan,
-            "p_value_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-            "n_questions": n_q, "n_tables": n_t, "significant": False,
-            "dropped_reason": design.dropped.get(prop), "note": None,
+            "p_value_adjusted": np.nan, "ci_low": np.nan, "ci_high": np.nan, **counts,
+            "significant": False, "dropped_reason": design.dropped.get(prop), "note": None,
         }
         if prop in design.dropped:
             rows.append(row)
@@ -149,6 +171,8 @@ def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
     tcodes = ctx["table_codes"][sel_idx]
     n_q = int(np.count_nonzero(np.bincount(ctx["question_codes"][sel_idx]))) if len(sel_idx) else 0
     n_t = int(np.count_nonzero(np.bincount(tcodes))) if len(sel_idx) else 0
+    counts = {"n": int(len(sel_idx)), "n_left_out": int(ctx["n_left_out"].get(model, 0)),
+              "n_questions": n_q, "n_tables": n_t}
     fe_codes = fe_labels = None
     if fe is not None:
         all_codes, all_labels = fe
@@ -165,7 +189,7 @@ def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
         note = f"design failed: {type(exc).__name__}: {exc}"
         for metric in metrics:
             _warn_failure(model, metric, props, note)
-            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, n_q, n_t)
+            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, counts)
         return rows
     few: dict[str, int] = {}
     if ctx["kind"] == "table":
@@ -182,29 +206,32 @@ def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
         note = f"fit failed: {type(exc).__name__}: {exc}"
         for metric in metrics:
             _warn_failure(model, metric, design.properties, note)
-            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, n_q, n_t, design.dropped)
+            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, counts, design.dropped)
         return rows
     for metric in metrics:
-        f = fits[metric]
-        part = _rows_for_fit(model, metric, MODEL_TYPES[metric], design,
-                             (f.coef, f.std_err, f.std_err_clustered, f.p_value_clustered, f.ci_low, f.ci_high),
-                             n_q, n_t, alpha, ctx["notes"], few)
         y = ys[metric]
-        if len(y) and np.all(y == y[0]):
-            for r in part:
-                if r["dropped_reason"] is None:
-                    r["note"] = f"outcome constant ({y[0]:g}) in this fit: no variation to explain"
-                    r["significant"] = False
-        rows += part
-        if include_logit and metric == "cc":
+        types = [MODEL_TYPES[metric], *([MODEL_TYPES["logit"]] if include_logit and metric == "cc" else [])]
+        degenerate = _degenerate_outcome(y, fe_codes)
+        if degenerate is not None:
+            # Estimates of a zero-residual fit are rounding noise (1e-15 with p = 1e-46): none shown.
+            log.info("property regression: model %r, metric %s: %s", model, metric, degenerate)
+            dropped = {p: design.dropped.get(p, degenerate) for p in props}
+            for model_type in types:
+                rows += _empty_rows(model, metric, model_type, props, None, counts, dropped)
+            continue
+        f = fits[metric]
+        rows += _rows_for_fit(model, metric, MODEL_TYPES[metric], design,
+                              (f.coef, f.std_err, f.std_err_clustered, f.p_value_clustered, f.ci_low, f.ci_high),
+                              counts, alpha, ctx["notes"], few)
+        if len(types) > 1:
             try:
                 est = _fit_logit(design.X, y, tcodes, alpha)
-                rows += _rows_for_fit(model, "cc", MODEL_TYPES["logit"], design, est, n_q, n_t,
+                rows += _rows_for_fit(model, "cc", MODEL_TYPES["logit"], design, est, counts,
                                       alpha, ctx["notes"], few)
             except Exception as exc:  # noqa: BLE001
                 note = f"logit not estimated: {type(exc).__name__}: {exc}"
                 _warn_failure(model, "cc (logit)", design.properties, note)
-                rows += _empty_rows(model, "cc", MODEL_TYPES["logit"], props, note, n_q, n_t, design.dropped)
+                rows += _empty_rows(model, "cc", MODEL_TYPES["logit"], props, note, counts, design.dropped)
     return rows
 
 
@@ -232,11 +259,12 @@ def property_regression(
         ``kind='question'`` the keys of ``QUESTION_REGRESSION_PROPERTIES``).
     kind: 'table' (properties of the question's table) or 'question'.
     models: model names expected; one without rows gets a row per property with a note.
-        Default: the model names present in ``scores``.
+        Default: the model names present in ``scores``. Oracle models (backend
+        ``oracle``) are never fitted, whether named here or not.
     table_format: 'primary' (default: per model its primary format), a format / list,
         or None (all formats; fixed effects per (backend, table_format) condition).
-    pooled: also fit all models together (model_name ``__pooled__``) with fixed effects
-        per model condition.
+    pooled: also fit the models under test together (model_name ``__pooled__``) with
+        fixed effects per model condition, when there are at least two of them.
     include_logit: also fit CC with a logit (model_type 'logit', log-odds), where it
         converges; otherwise rows with a note.
 
@@ -265,9 +293,15 @@ def property_regression(
     names = [c for c in candidates if c in vals.columns]
     vals = vals[names]
 
+    oracle = is_oracle(scores)
+    oracle_names = set(scores.loc[oracle, "model_name"].astype(str)) if oracle.any() else set()
+    if oracle_names:
+        log.info("property regression: oracle model(s) %s left out (a check of the chain, not a model)",
+                 ", ".join(sorted(oracle_names)))
+        scores = scores.loc[~oracle]
     if models is None:
         models = sorted(scores["model_name"].dropna().unique().tolist()) if len(scores) else []
-    models = [str(m) for m in models]
+    models = [str(m) for m in models if str(m) not in oracle_names]
 
     out: list[dict] = []
     by_mode: dict[str, list[str]] = {}
@@ -275,7 +309,12 @@ def property_regression(
         by_mode.setdefault(mode, []).append(metric)
 
     for mode, metrics in by_mode.items():
-        sel = select_scores(scores, mode=mode, table_format=table_format) if len(scores) else scores
+        sel = select_scores(scores, mode=mode, table_format=table_format, exclude_left_out=False) \
+            if len(scores) else scores
+        lo = left_out_mask(sel)
+        n_left_out = sel.loc[lo].groupby("model_name").size().to_dict() if lo.any() else {}
+        n_left_out[POOLED] = int(lo.sum())
+        sel = sel.loc[~lo]
         if len(sel):
             pos = vals.index.get_indexer(sel[key])
             ok = pos >= 0
@@ -301,6 +340,7 @@ def property_regression(
             "table_codes": pd.factorize(sel["table_id"])[0] if len(sel) else np.zeros(0, dtype=int),
             "question_codes": pd.factorize(sel["question_id"])[0] if len(sel) else np.zeros(0, dtype=int),
             "y": {m: to_number(sel[m]) for m in metrics},
+            "n_left_out": n_left_out,
         }
         order = np.argsort(model_codes, kind="stable")
         bounds = np.concatenate([[0], np.cumsum(np.bincount(model_codes, minlength=len(model_names)))])
@@ -310,23 +350,20 @@ def property_regression(
             idx = np.sort(order[bounds[c]:bounds[c + 1]]) if c is not None else np.zeros(0, dtype=int)
             if len(idx) == 0:
                 note = f"no predictions for this model in {mode} mode"
+                counts = {**NO_COUNTS, "n_left_out": int(n_left_out.get(model, 0))}
                 for metric in metrics:
                     _warn_failure(model, metric, candidates, note)
-                    out += _empty_rows(model, metric, MODEL_TYPES[metric], candidates, note)
+                    out += _empty_rows(model, metric, MODEL_TYPES[metric], candidates, note, counts)
                     if include_logit and metric == "cc":
-                        out += _empty_rows(model, "cc", MODEL_TYPES["logit"], candidates, note)
+                        out += _empty_rows(model, "cc", MODEL_TYPES["logit"], candidates, note, counts)
                 continue
             out += _fit(model, idx, ctx, metrics, alpha, include_logit, (within_codes, within_labels))
-        if pooled:
-            if len(sel) == 0:
-                note = f"no predictions in {mode} mode"
-                for metric in metrics:
-                    _warn_failure(POOLED, metric, candidates, note)
-                    out += _empty_rows(POOLED, metric, MODEL_TYPES[metric], candidates, note)
-                    if include_logit and metric == "cc":
-                        out += _empty_rows(POOLED, "cc", MODEL_TYPES["logit"], candidates, note)
-            else:
-                out += _fit(POOLED, np.arange(len(sel)), ctx, metrics, alpha, include_logit, (cond_codes, cond_labels))
+        # Pooled over one model would repeat its fit; the report and the yml say it is absent.
+        if pooled and len(model_names) >= 2:
+            out += _fit(POOLED, np.arange(len(sel)), ctx, metrics, alpha, include_logit, (cond_codes, cond_labels))
+        elif pooled:
+            log.info("property regression (%s, %s mode): no pooled fit, %d model(s) under test",
+                     kind, mode, len(model_names))
 
     df = pd.DataFrame(out, columns=REGRESSION_COLUMNS)
     # Never present a missing estimate without saying why.
@@ -334,7 +371,16 @@ def property_regression(
     df.loc[miss, "note"] = "estimate not available"
     miss_p = df["coef"].notna() & df["p_value"].isna() & df["note"].isna()
     df.loc[miss_p, "note"] = "p-value not available (clustered SE undefined)"
-    for c in ("n_questions", "n_tables"):
+    for c in ("n", "n_left_out", "n_questions", "n_tables"):
         df[c] = df[c].astype("int64")
     df["significant"] = df["significant"].astype(bool)
     return df
+
+
+def property_regressions(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataFrame,
+                         include_logit: bool = False) -> pd.DataFrame:
+    """The table-property and the question-property fits in one frame (``property_kind``
+    says which): what ``analysis_property_regression`` holds."""
+    fits = [property_regression(scores, tables, questions, kind=kind, include_logit=include_logit)
+            .assign(property_kind=kind) for kind in ("table", "question")]
+    return pd.concat(fits, ignore_index=True)

@@ -16,7 +16,9 @@ MAX_ROWS = 200
 
 
 def _table_html(df: pd.DataFrame, max_rows: int) -> str:
-    shown = df.head(max_rows)
+    shown = df.head(max_rows).copy()
+    for c in shown.columns[shown.dtypes == object]:  # None would print as "None"
+        shown[c] = shown[c].where(shown[c].notna(), "")
     body = shown.to_html(index=False, escape=True, na_rep="", border=0, classes="frame",
                          float_format=lambda v: f"{v:.4g}")
     more = ""
@@ -35,14 +37,23 @@ def _json_default(o):
     return str(o)
 
 
-def write_report(out_dir, frames: Mapping[str, pd.DataFrame], plots: Sequence, build_info: Mapping,
-                 title: str = "HCT-QA analysis", max_rows: int = MAX_ROWS) -> str:
+def _with_caption(item) -> tuple:
+    """``x`` or ``(x, caption)`` -> ``(x, caption or None)``."""
+    if isinstance(item, tuple):
+        return item[0], (item[1] if len(item) > 1 else None)
+    return item, None
+
+
+def write_report(out_dir, frames: Mapping[str, pd.DataFrame | tuple], plots: Sequence, build_info: Mapping,
+                 title: str = "HCT-QA analysis", max_rows: int = MAX_ROWS, models: pd.DataFrame | None = None) -> str:
     """Write ``out_dir/index.html`` and return its path.
 
-    ``frames``: section title -> DataFrame (shown HTML-escaped, at most ``max_rows`` rows).
-    ``plots``: image paths; each is linked relative to ``out_dir``; paths that do not
-    exist are listed as missing (not linked). ``build_info``: shown at the top;
-    ``build_date`` (default: today, UTC), ``seed`` and ``config`` get their own lines.
+    ``frames``: section title -> DataFrame, or (DataFrame, caption) (shown HTML-escaped,
+    at most ``max_rows`` rows). ``plots``: image paths, or (path, caption) pairs; each is
+    linked relative to ``out_dir`` with its caption (its file name without one); paths
+    that do not exist are listed as missing (not linked). ``build_info``: shown at the
+    top; ``build_date`` (default: today, UTC), ``seed`` and ``config`` get their own
+    lines. ``models``: the models evaluated, shown under the build.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -59,7 +70,8 @@ def write_report(out_dir, frames: Mapping[str, pd.DataFrame], plots: Sequence, b
         "table.frame{border-collapse:collapse;font-size:12px;margin-bottom:1em}"
         "table.frame td,table.frame th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
         "figure{margin:1em 0}img{max-width:100%;border:1px solid #eee}"
-        "pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.missing{color:#a00}</style>",
+        "pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.missing{color:#a00}"
+        "figcaption,p.caption{max-width:60em;color:#333}</style>",
         "</head><body>",
         f"<h1>{e(title)}</h1>",
         "<h2>Build</h2><ul>",
@@ -69,6 +81,9 @@ def write_report(out_dir, frames: Mapping[str, pd.DataFrame], plots: Sequence, b
     for k in sorted(info, key=str):
         parts.append(f"<li>{e(str(k))}: {e(str(info[k]))}</li>")
     parts.append("</ul>")
+    if models is not None:
+        parts.append("<h3>Models evaluated</h3>")
+        parts.append(_table_html(models, max_rows) if len(models) else "<p>none: no predictions in this build</p>")
     if config is not None:
         text = config if isinstance(config, str) else json.dumps(config, indent=2, sort_keys=True,
                                                                   default=_json_default)
@@ -76,7 +91,8 @@ def write_report(out_dir, frames: Mapping[str, pd.DataFrame], plots: Sequence, b
 
     parts.append("<h2>Figures</h2>")
     missing = []
-    for p in plots:
+    for item in plots:
+        p, caption = _with_caption(item)
         path = Path(p)
         if not path.is_absolute():
             path = Path(os.path.abspath(path))
@@ -86,14 +102,17 @@ def write_report(out_dir, frames: Mapping[str, pd.DataFrame], plots: Sequence, b
             continue
         rel = Path(os.path.relpath(path, out.resolve())).as_posix()
         parts.append(f"<figure><img src='{e(rel, quote=True)}' alt='{e(path.stem, quote=True)}'>"
-                     f"<figcaption>{e(path.stem.replace('_', ' '))}</figcaption></figure>")
+                     f"<figcaption>{e(caption or path.stem.replace('_', ' '))}</figcaption></figure>")
     if missing:
         parts.append("<p class='missing'>Figures not found (not shown): "
                      + ", ".join(e(Path(m).name) for m in missing) + "</p>")
 
     parts.append("<h2>Tables</h2>")
-    for name, df in frames.items():
+    for name, item in frames.items():
+        df, caption = _with_caption(item)
         parts.append(f"<h3>{e(str(name))}</h3>")
+        if caption:
+            parts.append(f"<p class='caption'>{e(caption)}</p>")
         if df is None or len(df) == 0:
             parts.append("<p>(empty)</p>")
         else:

@@ -6,11 +6,20 @@ The table-property names follow ``docs/properties.md`` (23 booleans) and live in
 
 from __future__ import annotations
 
-from evaluation_py.properties import TABLE_PROPERTY_COLUMNS  # re-exported for the analysis modules
+from evaluation_py.properties import (  # TABLE_PROPERTY_COLUMNS re-exported for the analysis modules
+    QUESTION_PROPERTIES,
+    TABLE_PROPERTIES,
+    TABLE_PROPERTY_COLUMNS,
+    release_name_to_column,
+)
 
 METRICS: tuple[str, ...] = ("precision", "recall", "f1", "cc")
 
 POOLED: str = "__pooled__"
+
+# The backend that answers with the ground truth (registered in evaluation_py/backends/oracle_backend.py):
+# a check of the whole chain, not a model under test, so it enters no fit across or within models.
+ORACLE_BACKEND: str = "oracle"
 
 
 # Parent flag -> its children (a child implies its parent).
@@ -58,6 +67,10 @@ TABLE_LEAF_PROPERTIES: tuple[str, ...] = tuple(
     c for c in TABLE_PROPERTY_COLUMNS if c not in TABLE_PARENTS
 )
 
+# The main properties (the paper's Figure 3(a) counts tables per combination of these): the four
+# parents and the two properties without children. Every table with none of them is standard relational.
+TABLE_MAIN_PROPERTIES: tuple[str, ...] = (*TABLE_PARENTS, "row_group_label", "split_header_cell")
+
 # Question properties used by the regression (kind='question'): name -> how it is derived.
 #   ('bool', column)            the boolean column itself
 #   ('present', column)         numeric column, true when not null and > 0  (top-k)
@@ -87,6 +100,23 @@ QUESTION_PROPERTY_LABELS: dict[str, str] = {
     "yes_no": "yes/no",
     "returned_columns_project_on_expression": "projection on expression",
 }
+
+# Readable names for figures: the release's own names of the table properties (our column names are
+# derived from them), the short labels above for the question properties the analyses use, and the
+# release names of the other question properties.
+_TABLE_LABELS: dict[str, str] = {col: name for name, col in TABLE_PROPERTIES.items()}
+_TABLE_LABELS["row_nesting"] = "Row Nesting"
+_RELEASE_QUESTION_LABELS: dict[str, str] = {release_name_to_column(n): n for n in QUESTION_PROPERTIES}
+
+
+def property_label(name: str) -> str:
+    """A readable label for a table or question property column (the name itself, with spaces for
+    underscores, when it is not a known property)."""
+    short = QUESTION_PROPERTY_LABELS.get(name)
+    if short:
+        return short[0].upper() + short[1:]
+    return _TABLE_LABELS.get(name) or _RELEASE_QUESTION_LABELS.get(name) or str(name).replace("_", " ")
+
 
 # Question properties shown in the Figure 9(a)-style breakdown (those present are used).
 QUESTION_BREAKDOWN_PROPERTIES: tuple[str, ...] = (

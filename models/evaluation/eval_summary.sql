@@ -1,6 +1,7 @@
 -- Mean scores per model x format x mode at every grouping level: overall, source, dataset, template.
--- Paper mode leaves missing / "no answer" / error responses out of the means (n counts them, left_out says
--- how many); strict mode scores them 0. unanswered counts the predictions that gave no answer (both modes).
+-- n: the predictions scored (those the means are over); n_left_out: those paper mode left out (missing,
+-- "no answer" and error responses; 0 in strict mode). The analysis_* tables count n the same way.
+-- unanswered: the predictions that gave no answer by strict mode's reading (strict scores them 0).
 with scores as (
     select * from {{ ref('eval_scores') }}
 ),
@@ -15,8 +16,8 @@ grouped as (
             when grouping(template_id) = 1 then 'dataset'
             else 'template'
         end as level,
-        count(*) as n,
-        count(*) filter (where left_out) as left_out,
+        count(*) filter (where not left_out) as n,
+        count(*) filter (where left_out) as n_left_out,
         count(*) filter (where unanswered) as unanswered,
         avg(precision) filter (where not left_out) as precision,
         avg(recall) filter (where not left_out) as recall,

@@ -92,3 +92,18 @@ def test_every_figure_is_a_readable_png_of_useful_size(release_build):
         pixels = mpimg.imread(str(path))
         assert pixels.shape[:2] == _png_size(path)[::-1], path.name
 
+
+
+def test_one_model_under_test_gives_no_pooled_rows_and_the_report_lists_it(release_build):
+    # gemma is the build's only model: no __pooled__ rows (a pooled fit over one model would repeat it)
+    assert _rows(release_build, "select distinct model_name from analysis_property_regression") == [("gemma",)]
+    (n, n_left_out), = _rows(release_build, """
+        select distinct n, n_left_out from analysis_property_regression where metric = 'f1'""")
+    assert (n, n_left_out) == (194, 0)  # strict scores: every prediction scored
+    text = (release_build / "reports" / "index.html").read_text(encoding="utf-8")
+    models = text[text.index("<h3>Models evaluated</h3>"):text.index("<h2>Figures</h2>")]
+    assert "<td>gemma</td>" in models and "<td>194</td>" in models and "<td>9</td>" in models
+    assert "eval_models" not in text
+    assert "no pooled fit: a pooled fit needs two models, this build has 1" in text
+    overall = text[text.index("<h3>overall scores</h3>"):text.index("<h3>scores by table format</h3>")]
+    assert overall.count("<td>gemma</td>") == 2  # one row per mode: the overall level only

@@ -139,3 +139,42 @@ def test_duckdb_nullable_dtypes_are_read(data):
     np.testing.assert_allclose(qa.coef.to_numpy(float), qb.coef.to_numpy(float), equal_nan=True)
     ca, cb = benchmark_composition(t, q), benchmark_composition(t2, q2)
     pd.testing.assert_frame_equal(ca, cb)
+
+
+def test_n_is_predictions_scored_with_n_left_out_beside_it(data):
+    t, q, s = data
+    frames = {
+        "overall": bd.overall_scores(s),
+        "template": bd.scores_by_template(s, q),
+        "question_property": bd.scores_by_question_property(s, q),
+        "aggregation_type": bd.scores_by_aggregation_type(s, q),
+        "table_format": bd.scores_by_table_format(s),
+        "source_dataset": bd.scores_by_source_dataset(s),
+        "verbosity": bd.answer_verbosity(s),
+    }
+    for name, df in frames.items():
+        assert {"n", "n_left_out"} <= set(df.columns), name
+        assert (df[df["mode"] == "strict"].n_left_out == 0).all(), name
+        assert (df[df["mode"] == "paper"].n_left_out > 0).any(), name
+    ov = frames["overall"].set_index(["model_name", "mode"])
+    for model in ("alpha", "beta", "gamma"):
+        rows = select_scores(s, mode="paper", exclude_left_out=False)
+        rows = rows[rows.model_name == model]
+        assert (ov.loc[(model, "paper"), "n"], ov.loc[(model, "paper"), "n_left_out"]) == (
+            int((~rows.left_out).sum()), int(rows.left_out.sum()))
+        assert ov.loc[(model, "strict"), "n"] == len(select_scores(s, mode="strict")[lambda d: d.model_name == model])
+    # n + n_left_out is every prediction of the group
+    tf = frames["table_format"]
+    paper = s[s["mode"] == "paper"]
+    alpha_csv = tf[(tf.model_name == "alpha") & (tf["mode"] == "paper") & (tf.table_format == "csv")].iloc[0]
+    assert alpha_csv.n + alpha_csv.n_left_out == len(paper[(paper.model_name == "alpha") & (paper.table_format == "csv")])
+
+
+def test_verbosity_correlation_leaves_the_oracle_out(data):
+    _, _, s = data
+    v = bd.answer_verbosity(s)
+    oracle = v[v.model_name == "alpha"].assign(model_name="oracle", backend="oracle", recall=1.0,
+                                               mean_values_given=50.0)
+    both = bd.verbosity_recall_correlation(pd.concat([v, oracle], ignore_index=True))
+    pd.testing.assert_frame_equal(both, bd.verbosity_recall_correlation(v))
+    assert (both.n_models == 3).all()

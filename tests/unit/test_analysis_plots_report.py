@@ -32,8 +32,8 @@ def _all_plots(inputs, out):
         plots.plot_template_heatmap(bd.scores_by_template(s, q), out, model_order=order),
         plots.plot_question_property_heatmap(bd.scores_by_question_property(s, q), out, model_order=order),
         plots.plot_aggregation_type_heatmap(bd.scores_by_aggregation_type(s, q), out, model_order=order),
-        plots.plot_coefficients(reg, out, (POOLED, *order), "f1"),
-        plots.plot_coefficients(reg, out, ("nobody",), "f1", filename="coef_empty.png"),
+        plots.plot_coefficients_by_model(reg, out, (POOLED, *order), "f1"),
+        plots.plot_coefficients_by_model(reg, out, ("nobody",), "f1", filename="coef_empty.png"),
         plots.plot_verbosity_recall(bd.answer_verbosity(s), out, model_order=order),
         *plots.plot_composition_all(benchmark_composition(t, q), out),
     ]
@@ -113,3 +113,138 @@ def test_composition_plot_of_long_property_combinations_warns_nothing(tmp_path):
         warnings.simplefilter("error")
         path = plots.plot_composition(composition, tmp_path, "property_combination")
     assert Path(path).stat().st_size > 0
+
+
+def _with_oracle(scores):
+    one = scores[scores.model_name == scores.model_name.iloc[0]]
+    oracle = one.assign(model_name="oracle", backend="oracle", precision=1.0, recall=1.0, f1=1.0, cc=1,
+                        n_values_given=one.n_values_expected)
+    return pd.concat([scores, oracle], ignore_index=True)
+
+
+def _frames(t, q, s):
+    from evaluation_py.analysis.regression import property_regressions
+
+    overall = pd.concat([bd.overall_scores(s).assign(level="overall"),
+                         bd.scores_by_source_dataset(s).assign(level="dataset")], ignore_index=True)
+    return {
+        "overall": overall,
+        "by_template": bd.scores_by_template(s, q),
+        "by_question_property": bd.scores_by_question_property(s, q),
+        "by_aggregation_type": bd.scores_by_aggregation_type(s, q),
+        "by_table_format": bd.scores_by_table_format(s),
+        "by_source_dataset": bd.scores_by_source_dataset(s),
+        "verbosity": bd.answer_verbosity(s),
+        "regression": property_regressions(s, t, q),
+        "composition": benchmark_composition(t, q, include_question_properties=True),
+    }
+
+
+def _report(inputs, out, models=None):
+    from evaluation_py.analysis.report_build import build_report
+
+    t, q, s = inputs
+    s = _with_oracle(s if models is None else s[s.model_name.isin(models)])
+    files = build_report(out, s, _frames(t, q, s), {"seed": 42, "replicas": None})
+    return files, Path(out, "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def report3(inputs, tmp_path_factory):
+    """The report of three models under test and the oracle, and the warnings drawing it raised."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        files, text = _report(inputs, tmp_path_factory.mktemp("report3"))
+    return files, text, [str(w.message) for w in caught]
+
+
+def test_figures_draw_without_matplotlib_warnings(inputs, report3, tmp_path):
+    import warnings
+
+    assert report3[2] == []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _all_plots(inputs, tmp_path / "a")
+    assert not [str(w.message) for w in caught]
+
+
+def test_report_lists_the_models_evaluated_with_their_counts(inputs, report3):
+    _, _, s = inputs
+    _, text, _ = report3
+    models = text[text.index("<h3>Models evaluated</h3>"):text.index("<h2>Figures</h2>")]
+    n = len(s[s.model_name == "m_a"])
+    for name in ("m_a", "m_b", "m_c", "oracle"):
+        assert f"<td>{name}</td>" in models
+    assert models.count(f"<td>{n}</td>") == 4  # predictions of each model (one mode counted)
+    assert "oracle: check of the chain, in no fit" in models
+    assert "eval_models" not in text and "None" not in text
+    assert "replicas: not set (default)" in text
+
+
+def test_every_figure_has_a_caption_saying_what_it_shows(report3):
+    files, text, _ = report3
+    figures = re.findall(r"<figure><img src='([^']+)'[^>]*><figcaption>([^<]+)</figcaption></figure>", text)
+    assert len(figures) == int((files.kind == "figure").sum()) >= 11
+    for src, caption in figures:
+        assert len(caption) > 40 and caption != Path(src).stem.replace("_", " "), (src, caption)
+    coef = dict(figures)["figures/coefficients_table_f1.png"]
+    assert "pooled over the models under test" in coef and "oracle" in coef
+
+
+def test_report_overall_table_is_the_overall_level_only(inputs, tmp_path):
+    from evaluation_py.analysis.report_build import report_tables
+
+    t, q, s = inputs
+    overall, caption = report_tables(_frames(t, q, s))["overall scores"]
+    assert len(overall) == len(bd.overall_scores(s)) and "level" not in overall.columns
+    assert "n_left_out" in caption
+
+
+def test_report_and_figures_use_readable_property_labels(inputs, tmp_path):
+    from evaluation_py.analysis.report_build import report_tables
+    from evaluation_py.analysis.schema import QUESTION_REGRESSION_PROPERTIES, TABLE_PROPERTY_COLUMNS, property_label
+
+    for p in (*TABLE_PROPERTY_COLUMNS, *QUESTION_REGRESSION_PROPERTIES, "aggregation_aggregation_type_min"):
+        assert "_" not in property_label(p) and property_label(p)[0].isupper(), p
+    assert property_label("column_nesting") == "Multi Level Column"
+    t, q, s = inputs
+    tables = report_tables(_frames(t, q, s))
+    est = tables["regression on table properties (estimated)"][0]
+    assert len(est) and not est.property.str.contains("_").any()
+
+
+def test_one_model_under_test_has_per_model_panels_and_says_there_is_no_pooled_fit(inputs, report3, tmp_path):
+    files, text = _report(inputs, tmp_path / "one", models=["m_a"])
+    assert "no pooled fit: a pooled fit needs two models, this build has 1" in text
+    three = report3[0]
+    # one panel per fit, side by side: pooled + 3 models is wider than the one model's panel
+    one_w = plots.png_size(files[files.path.str.endswith("coefficients_table_f1.png")].path.iloc[0])[0]
+    three_w = plots.png_size(three[three.path.str.endswith("coefficients_table_f1.png")].path.iloc[0])[0]
+    assert three_w > 1.5 * one_w
+
+
+def test_property_combinations_are_of_main_properties_and_not_dominated_by_other(inputs):
+    from evaluation_py.analysis.composition import OTHER
+    from evaluation_py.analysis.schema import TABLE_MAIN_PROPERTIES
+
+    t, q, _ = inputs
+    combo = benchmark_composition(t, q)
+    combo = combo[combo.facet == "property_combination"]
+    assert combo.n_tables.sum() == len(t)
+    drawn = combo[~combo.key.str.startswith(OTHER)]
+    for key in drawn.key:
+        assert key == "standard_relational_table" or set(key.split(" + ")) <= set(TABLE_MAIN_PROPERTIES), key
+    other = combo[combo.key.str.startswith(OTHER)]
+    assert other.n_tables.sum() <= drawn.n_tables.max()
+
+
+def test_report_composition_table_names_properties_readably(inputs):
+    from evaluation_py.analysis.report_build import report_tables
+
+    t, q, s = inputs
+    comp = report_tables(_frames(t, q, s))["benchmark composition"][0]
+    named = comp[comp.facet.isin(["property", "question_property", "property_combination"])]
+    assert len(named) and not named.key.str.contains("_").any()
+    assert "Multi Level Column" in set(named.key)

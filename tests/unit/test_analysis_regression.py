@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from evaluation_py.analysis.design import build_design, table_property_values
@@ -66,8 +67,8 @@ def test_constant_property_is_dropped_with_reason():
     tables["split_header_cell"] = False
     res = property_regression(scores, tables, questions)
     rows = res[res.property == "split_header_cell"]
-    assert len(rows) == 4  # m1 and pooled, f1 and cc
-    assert rows.coef.isna().all()
+    assert len(rows) == 2  # m1, f1 and cc: no pooled fit over a single model
+    assert rows.coef.isna().all() and rows.p_value.isna().all() and not rows.significant.any()
     assert rows.dropped_reason.str.contains("constant").all()
     base = res[res.property == "standard_relational_table"]
     assert base.dropped_reason.str.contains("baseline").all()
@@ -199,3 +200,68 @@ def test_paper_mode_excludes_left_out_rows():
     n_paper = int((~scores[scores["mode"] == "paper"].left_out).sum())
     assert res[res.metric == "f1"].n_questions.iloc[0] == n_paper < len(questions)
     assert res[res.metric == "cc"].n_questions.iloc[0] == len(questions)
+
+
+def _with_oracle(scores):
+    """The scores plus an oracle over the same questions: F1 = CC = 1 everywhere."""
+    one = scores[scores.model_name == scores.model_name.iloc[0]]
+    oracle = one.assign(model_name="oracle", backend="oracle", precision=1.0, recall=1.0, f1=1.0, cc=1)
+    return pd.concat([scores, oracle], ignore_index=True)
+
+
+@pytest.mark.parametrize("kind", ["table", "question"])
+def test_oracle_enters_no_fit_and_pooled_is_over_models_under_test(kind):
+    tables, questions, scores = make_benchmark_inputs(150, 4, ["m1", "m2"], seed=9, planted={"row_group_label": -0.2})
+    with_oracle = property_regression(_with_oracle(scores), tables, questions, kind=kind)
+    without = property_regression(scores, tables, questions, kind=kind)
+    assert "oracle" not in set(with_oracle.model_name)
+    assert set(with_oracle.model_name) == {"m1", "m2", POOLED}
+    pd.testing.assert_frame_equal(with_oracle, without)
+    # naming the oracle does not bring it back
+    named = property_regression(_with_oracle(scores), tables, questions, kind=kind, models=["m1", "oracle"])
+    assert "oracle" not in set(named.model_name)
+
+
+def test_one_model_under_test_has_no_pooled_rows():
+    tables, questions, scores = make_benchmark_inputs(100, 4, ["m1"], seed=10)
+    res = property_regression(_with_oracle(scores), tables, questions)
+    assert set(res.model_name) == {"m1"}
+    alone = property_regression(scores, tables, questions)
+    pd.testing.assert_frame_equal(res, alone)
+
+
+def test_constant_outcome_gives_a_reason_not_p_values():
+    tables, questions, scores = make_benchmark_inputs(120, 4, ["m1", "m2"], seed=12)
+    scores.loc[scores.model_name == "m1", ["f1", "cc"]] = [1.0, 1]  # m1 always right
+    scores.loc[scores.model_name == "m2", "cc"] = 0  # m2 never completely right
+    res = property_regression(scores, tables, questions, include_logit=True)
+    m1 = res[res.model_name == "m1"]
+    assert len(m1) == 3 * len(TABLE_PROPERTY_COLUMNS)
+    assert m1.coef.isna().all() and m1.p_value.isna().all() and m1.p_value_adjusted.isna().all()
+    assert not m1.significant.any()
+    estimable = m1[~m1.dropped_reason.str.contains("baseline|constant across the 120 tables|parent|reference")]
+    assert len(estimable) and estimable.dropped_reason.str.startswith("outcome constant (1) across the 480").all()
+    m2_cc = res[(res.model_name == "m2") & (res.metric == "cc")]
+    assert m2_cc.coef.isna().all() and m2_cc.dropped_reason.str.contains("outcome constant \\(0\\)").any()
+    m2_f1 = res[(res.model_name == "m2") & (res.metric == "f1") & res.dropped_reason.isna()]
+    assert len(m2_f1) >= 10 and np.isfinite(m2_f1.p_value).all()
+    # pooled CC: 1 for m1, 0 for m2, so the model fixed effect fits it exactly
+    pooled_cc = res[(res.model_name == POOLED) & (res.metric == "cc")]
+    assert pooled_cc.coef.isna().all()
+    assert pooled_cc.dropped_reason.str.contains("constant within each model condition").any()
+    pooled_f1 = res[(res.model_name == POOLED) & (res.metric == "f1") & res.dropped_reason.isna()]
+    assert len(pooled_f1) >= 10
+
+
+def test_n_counts_predictions_scored_and_n_left_out_beside_it():
+    tables, questions, scores = make_benchmark_inputs(100, 4, ["m1", "m2"], seed=8, modes=("strict", "paper"))
+    res = property_regression(scores, tables, questions, metric_modes={"f1": "paper", "cc": "strict"})
+    paper = scores[scores["mode"] == "paper"]
+    for model in ("m1", "m2"):
+        lo = int(paper[paper.model_name == model].left_out.sum())
+        f1 = res[(res.model_name == model) & (res.metric == "f1")]
+        assert lo > 0 and set(zip(f1.n, f1.n_left_out)) == {(len(questions) - lo, lo)}
+        cc = res[(res.model_name == model) & (res.metric == "cc")]
+        assert set(zip(cc.n, cc.n_left_out)) == {(len(questions), 0)}
+    pooled = res[(res.model_name == POOLED) & (res.metric == "f1")]
+    assert set(zip(pooled.n, pooled.n_left_out)) == {(len(paper) - int(paper.left_out.sum()), int(paper.left_out.sum()))}
