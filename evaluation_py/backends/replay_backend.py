@@ -11,12 +11,13 @@ The cache key holds the file's content hash (`answer_identity`), so another file
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
+
+from generator_py.build_config import file_digest
 
 from .base import Backend, Prediction, PredictionRequest, register
 
@@ -89,14 +90,10 @@ def load_responses(path: str | Path) -> dict[str, Optional[str]]:
 
 
 def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
+        return file_digest(Path(path))
     except OSError as e:
         raise ValueError(f"replay backend: cannot read {str(path)!r}: {e}") from None
-    return h.hexdigest()
 
 
 def _same_text(a: str, b: str) -> bool:

@@ -3,6 +3,7 @@ import pandas as pd
 
 from evaluation_py.analysis import property_regression
 from evaluation_py.analysis.inputs import analysis_scores
+from generator_py.build_config import stamp
 
 
 def model(dbt, session):
@@ -12,4 +13,4 @@ def model(dbt, session):
     questions = dbt.ref("benchmark_questions").df()
     fits = [property_regression(scores, tables, questions, kind=kind).assign(property_kind=kind)
             for kind in ("table", "question")]
-    return pd.concat(fits, ignore_index=True)
+    return stamp(pd.concat(fits, ignore_index=True), dbt.ref("stg_build_config"))

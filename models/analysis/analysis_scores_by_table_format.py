@@ -1,8 +1,9 @@
 """Breakdown of model scores: see evaluation_py.analysis.breakdowns.scores_by_table_format."""
 from evaluation_py.analysis import scores_by_table_format
 from evaluation_py.analysis.inputs import analysis_scores
+from generator_py.build_config import stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return scores_by_table_format(analysis_scores(dbt.ref("eval_scores").df()))
+    return stamp(scores_by_table_format(analysis_scores(dbt.ref("eval_scores").df())), dbt.ref("stg_build_config"))

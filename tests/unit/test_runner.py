@@ -190,3 +190,12 @@ def test_progress_bar_output():
     assert len(lines) == 2  # first update, then throttled until the final line
     assert lines[-1].startswith("openai [########################] 1000/1000") and "/s" in lines[-1]
     assert "ETA 00:00" in lines[-1]
+
+
+def test_progress_bar_counts_failures(tmp_path, capsys):
+    reqs = make_requests(10)
+    with PredictionStore(tmp_path / "s.sqlite") as st:
+        be = Scripted(answer=lambda r: None if r.question_id in {"q2", "q5", "q7"} else "ok")
+        run_predictions(reqs, be, st, progress=True)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "10/10 (3 failed)" in last, last
