@@ -87,7 +87,7 @@ def _named(method):
             if not (damaged or "malformed" in str(e) or "not a database" in str(e)):
                 raise
             raise StoreUnreadable(
-                f"predictions cache {str(self.path)!r} is unreadable ({e}): delete it (every answer is asked "
+                f"predictions cache {str(self.path.resolve())!r} is unreadable ({e}): delete it (every answer is asked "
                 f"again) or set the var eval_cache_dir to another folder") from None
     return wrapper
 
@@ -209,7 +209,7 @@ class PredictionStore:
         if bad:
             log.warning("predictions cache %s: %d stored answer(s) fail their checksum (edited, damaged or "
                         "written before checksums), e.g. key %s; they are dropped and asked again",
-                        self.path, len(bad), bad[0])
+                        self.path.resolve(), len(bad), bad[0])
             self._con.execute("BEGIN IMMEDIATE")
             try:
                 self._con.executemany("DELETE FROM predictions WHERE cache_key = ?", [(k,) for k in bad])

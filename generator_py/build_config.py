@@ -98,8 +98,8 @@ DEFAULT_DATABASE_STEM = "hctqa"
 
 def database_path(session) -> Optional[Path]:
     """The file of the DuckDB database a dbt Python model writes to (None in memory)."""
-    row = session.sql("select path from duckdb_databases() where database_name = current_database()").fetchone()
-    return Path(row[0]) if row and row[0] else None
+    rows = session.sql("select path from duckdb_databases() where database_name = current_database()").fetchall()
+    return Path(rows[0][0]) if rows and rows[0][0] else None
 
 
 def output_dir(configured, database: Optional[Path], kind: str) -> Path:
