@@ -1,15 +1,17 @@
 """Turns what the evaluation dbt Python models receive into specs and requests (no dbt imports)."""
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from generator_py.dbt_inputs import parse_config
+from generator_py.dbt_inputs import parse_config, seed_var
 
 from .backends.base import PredictionRequest
+from .backends.replay_backend import check_against_benchmark, read_responses
 from .model_specs import ModelSpec, parse_eval_models
 from .predict import all_requests
 
@@ -25,16 +27,32 @@ QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answ
 TABLE_INPUT_COLUMNS = ("table_id", "html", "csv", "markdown")
 
 
-def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw) -> EvalInputs:
+log = logging.getLogger(__name__)
+
+
+def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw,
+                check_replay: bool = False) -> EvalInputs:
+    """Specs and requests; with `check_replay`, every replay file is first tied to these questions."""
     specs = parse_eval_models(parse_config(eval_models_raw))
-    seed = int(parse_config(seed_raw) or 0)
+    seed = seed_var(seed_raw)
+    if check_replay:
+        check_replay_files(specs, questions)
     return EvalInputs(specs, all_requests(specs, questions, tables, seed))
 
 
-def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw) -> EvalInputs:
+def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
+    """Fail on a replay file that answers another benchmark; log ids it has beyond this one and repeats."""
+    for spec in specs:
+        if spec.backend == "replay":
+            note = check_against_benchmark(read_responses(spec.backend_config["path"]), questions, spec.name)
+            if note:
+                log.warning(note)
+
+
+def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
     return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS), _columns(tables, TABLE_INPUT_COLUMNS),
-                       eval_models_raw, seed_raw)
+                       eval_models_raw, seed_raw, check_replay)
 
 
 def _columns(relation, columns) -> pd.DataFrame:

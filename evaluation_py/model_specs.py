@@ -1,15 +1,18 @@
 """Models under test, as given in the dbt var `eval_models`: parsed and checked, one clear error per entry."""
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .backends import base
+from .backends.params import check_params
 from .prompts import TABLE_FORMATS
 
 # Backends that answer without a model id of their own.
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
-KNOWN_KEYS = {"name", "backend", "model", "base_url", "params", "formats", "sources", "sample", "system_role"}
+# Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
+COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role"})
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
@@ -30,6 +33,13 @@ class ModelSpec:
     system_role: bool = True
     params: dict = field(default_factory=dict)
     backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
+    identity: dict = field(default_factory=dict)  # answer-changing entry fields, for the cache key
+
+
+def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(sorted(known))}"
+    return f"unknown key {key!r} for backend {backend_name!r}; {hint}"
 
 
 def parse_eval_models(raw: Any) -> list[ModelSpec]:
@@ -52,6 +62,11 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         names.add(name)
         if backend_name not in base.backend_names():
             raise ValueError(f"{where}: unknown backend {backend_name!r}; known backends: {', '.join(base.backend_names())}")
+        cls = base.backend_class(backend_name)
+        known = COMMON_KEYS | cls.entry_keys
+        for key in entry:
+            if key not in known:
+                raise ValueError(f"{where}: {unknown_key_error(str(key), backend_name, known)}")
         model = entry.get("model") or (backend_name if backend_name in MODEL_FREE_BACKENDS else None)
         if not model:
             raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
@@ -70,8 +85,19 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
-        config = {k: v for k, v in entry.items() if k not in KNOWN_KEYS - {"base_url", "params", "model"}}
+        system_role = entry.get("system_role", True)
+        if not isinstance(system_role, bool):
+            raise ValueError(f"{where}: system_role must be true or false, got {system_role!r}")
+        config = {k: v for k, v in entry.items() if k in cls.entry_keys}
         config["model"] = model
+        if params:
+            config["params"] = params
+        try:
+            check_params(params)
+            cls.check_entry(config)
+            identity = cls.answer_identity(config)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, bool(entry.get("system_role", True)), params, config))
+                               sample, system_role, params, config, identity))
     return specs

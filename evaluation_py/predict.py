@@ -98,14 +98,38 @@ def _prediction_frame(answered: pd.DataFrame | None) -> pd.DataFrame:
     return answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
 
 
-def errors_table_for_keys(keys: Iterable[str], store_path: str | Path) -> pd.DataFrame:
-    """Store errors of the requests with these keys (the requests of this build)."""
-    keys = set(keys)
+ERROR_COLUMNS = ["cache_key", "question_id", "model_name", "error_kind", "attempts"]
+
+
+def errors_table(requests: pd.DataFrame, answered_keys: Iterable[str], store_path: str | Path) -> pd.DataFrame:
+    """One row per request of this build without an answer: its last error from the store, or
+    `unanswered` when the store has none (the answer was dropped, or never came back)."""
+    answered = set(answered_keys)
+    missing = requests[~requests["cache_key"].isin(answered)].drop_duplicates("cache_key")
     with PredictionStore(store_path) as store:
         errors = store.errors()
-    if errors is None or len(errors) == 0:
-        return pd.DataFrame({c: pd.Series(dtype="object") for c in ["cache_key", "question_id", "model_name", "error_kind", "attempts"]})
-    return errors[errors["cache_key"].isin(keys)].reset_index(drop=True)
+    errors = errors[errors["cache_key"].isin(set(missing["cache_key"]))]
+    out = missing[["cache_key", "question_id", "model_name"]].merge(
+        errors[["cache_key", "error_kind", "attempts"]], on="cache_key", how="left")
+    out["error_kind"] = out["error_kind"].astype(object).where(out["error_kind"].notna(), "unanswered")
+    out["attempts"] = out["attempts"].astype("Int64")
+    return out[ERROR_COLUMNS].sort_values("cache_key").reset_index(drop=True)
+
+
+def failure_summary(requests: pd.DataFrame, errors: pd.DataFrame) -> str:
+    """`N of M requests failed: model 'a' 3 of 40 (timeout 2, http_500 1); ...`, or "" when none failed."""
+    if len(errors) == 0:
+        return ""
+    per_model = requests.drop_duplicates("cache_key").groupby("model_name").size()
+    parts = []
+    for model_name, group in errors.groupby("model_name", sort=True):
+        kinds = group["error_kind"].value_counts()
+        kinds = kinds.sort_index().sort_values(ascending=False, kind="stable")
+        detail = ", ".join(f"{k} {n}" for k, n in kinds.items())
+        parts.append(f"model {model_name!r} {len(group)} of {per_model.get(model_name, 0)} ({detail})")
+    total = requests["cache_key"].nunique()
+    return (f"{len(errors)} of {total} requests of this build have no answer (they are sent again next build): "
+            + "; ".join(parts))
 
 
 SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt")

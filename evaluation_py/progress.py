@@ -1,4 +1,4 @@
-"""A small progress bar on stderr: done/total, rate, ETA; throttled; silent when total is 0 or disabled.
+"""A small progress bar on stderr: done/total, failures, rate, ETA; throttled; silent when total is 0 or disabled.
 
 It runs inside `dbt build`, whose threads print their own lines meanwhile: the bar is therefore never
 redrawn in place (a carriage return would splice it into dbt's next line) but written as whole lines,
@@ -21,7 +21,7 @@ def _fmt_duration(s: float) -> str:
 
 
 class Progress:
-    """`update(n)` as work finishes, `close()` at the end (or use as a context manager).
+    """`update(n, failed=k)` as work finishes (k of the n failed), `close()` at the end (or use as a context manager).
 
     A line is written at the first update, then at most every `log_interval_s`, and a final one on close.
     """
@@ -34,6 +34,7 @@ class Progress:
         self.enabled = bool(enabled) and self.total > 0
         self.width = width
         self.done = 0
+        self.failed = 0
         self._interval = log_interval_s
         self._t0 = time.monotonic()
         self._last = float("-inf")
@@ -48,11 +49,13 @@ class Progress:
         filled = int(frac * self.width)
         bar = "#" * filled + "." * (self.width - filled)
         head = f"{self.desc} " if self.desc else ""
-        return (f"{head}[{bar}] {self.done}/{self.total} {rate:.1f}/s "
+        failed = f" ({self.failed} failed)" if self.failed else ""
+        return (f"{head}[{bar}] {self.done}/{self.total}{failed} {rate:.1f}/s "
                 f"elapsed {_fmt_duration(elapsed)} ETA {_fmt_duration(eta if left > 0 else 0)}")
 
-    def update(self, n: int = 1) -> None:
+    def update(self, n: int = 1, failed: int = 0) -> None:
         self.done += n
+        self.failed += failed
         if not self.enabled:
             return
         now = time.monotonic()

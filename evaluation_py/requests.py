@@ -5,10 +5,10 @@ from typing import Iterable
 
 import pandas as pd
 
-from .backends.base import PredictionRequest, make_cache_key
+from .backends.base import PredictionRequest, backend_class, make_cache_key
 from .backends.params import resolve_params
 from .model_specs import ModelSpec
-from .prompts import build_messages
+from .prompts import PROMPT_VERSION, build_messages
 
 RENDERING_COLUMN = {"html": "html", "csv": "csv", "markdown": "markdown"}
 
@@ -39,17 +39,21 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     html_of = dict(zip(table_ids, tables["html"].tolist()))
     rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist(),
                     chosen["answer_gt"].tolist()))
+    side_fields = backend_class(spec.backend).request_fields
     out = []
     for table_format in spec.formats:
         column = RENDERING_COLUMN[table_format]
         text_of = html_of if column == "html" else dict(zip(table_ids, tables[column].tolist()))
         for question_id, table_id, question, answer_gt in rows:
             messages = build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
-            key = make_cache_key(spec.name, spec.backend, spec.model, params, messages)
+            side = {"question_id": question_id, "question": question, "table_html": html_of[table_id],
+                    "answer_gt": answer_gt}
+            identity = {"entry": spec.identity, "request": {f: side[f] for f in side_fields}}
+            key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity, PROMPT_VERSION)
             out.append(PredictionRequest(
                 cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
                 backend=spec.backend, model=spec.model, table_format=table_format, messages=messages, params=params,
-                question=question, table_html=html_of[table_id], answer_gt=answer_gt))
+                question=question, table_html=side["table_html"], answer_gt=answer_gt))
     return out
 
 

@@ -103,7 +103,7 @@ def run_predictions(
             if pending.pop(item.cache_key, None) is None:
                 continue  # a key not asked for, or a second result for one: keep the first only
             buffer.append(item)
-            bar.update()
+            bar.update(failed=int(item.response is None))
             if len(buffer) >= chunk_size or time.monotonic() - last_flush >= flush_interval_s:
                 flush()
         if failure is None and pending:

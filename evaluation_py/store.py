@@ -10,9 +10,18 @@ Two tables:
 
 `put_many` writes one transaction (synchronous=FULL: committed means on disk). Several processes may
 read while one writes (WAL); writers wait up to `busy_timeout_s` for each other.
+
+Each answer carries a checksum of its key, ids and text: an answer edited inside the file (or written
+by an older version, without one) fails it, is dropped with a warning and counts as missing, so it is
+asked again. A file that is not a readable SQLite database raises `StoreUnreadable`, naming the file
+and the way out.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import logging
 import sqlite3
 import time
 from dataclasses import fields
@@ -36,7 +45,8 @@ CREATE TABLE IF NOT EXISTS predictions (
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
     logprobs_json TEXT,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    checksum TEXT
 );
 CREATE TABLE IF NOT EXISTS errors (
     cache_key TEXT PRIMARY KEY,
@@ -52,8 +62,38 @@ CREATE TABLE IF NOT EXISTS errors (
 """
 _IN_CHUNK = 500  # keys per `IN (...)` query, under SQLite's variable limit
 
+log = logging.getLogger(__name__)
+
+
+class StoreUnreadable(ValueError):
+    """The predictions file is damaged or not a SQLite database."""
+
+
+def answer_checksum(cache_key: str, question_id: str, model_name: str, response: str,
+                    logprobs_json: Optional[str]) -> str:
+    payload = json.dumps([cache_key, question_id, model_name, response, logprobs_json], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _named(method):
+    """Turn SQLite's "malformed" / "not a database" into an error naming the file and the way out."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.DatabaseError, pd.errors.DatabaseError) as e:
+            # Locks, busy timeouts and constraint errors are not damage (they are subclasses): leave them.
+            damaged = type(e) is sqlite3.DatabaseError
+            if not (damaged or "malformed" in str(e) or "not a database" in str(e)):
+                raise
+            raise StoreUnreadable(
+                f"predictions cache {str(self.path.resolve())!r} is unreadable ({e}): delete it (every answer is asked "
+                f"again) or set the var eval_cache_dir to another folder") from None
+    return wrapper
+
 
 class PredictionStore:
+    @_named
     def __init__(self, path: str | Path, busy_timeout_s: float = 60.0):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,8 +101,12 @@ class PredictionStore:
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=FULL")
         self._con.executescript(_SCHEMA)
+        columns = {row[1] for row in self._con.execute("PRAGMA table_info(predictions)")}
+        if "checksum" not in columns:  # a store written before checksums: its answers fail the check
+            self._con.execute("ALTER TABLE predictions ADD COLUMN checksum TEXT")
 
     # ------------------------------------------------------------------ writing
+    @_named
     def put_many(self, predictions: Iterable[Prediction]) -> tuple[int, int]:
         """Store one chunk in one durable transaction; returns (answers stored, errors recorded).
 
@@ -74,7 +118,9 @@ class PredictionStore:
         for p in predictions:
             if p.response is not None:
                 answers.append((p.cache_key, p.question_id, p.model_name, p.response, p.attempts, p.latency_s,
-                                p.prompt_tokens, p.completion_tokens, p.logprobs_json, now))
+                                p.prompt_tokens, p.completion_tokens, p.logprobs_json, now,
+                                answer_checksum(p.cache_key, p.question_id, p.model_name, p.response,
+                                                p.logprobs_json)))
             else:
                 errors.append((p.cache_key, p.question_id, p.model_name, p.error_kind or "no_response",
                                p.attempts, p.latency_s, p.attempts, now))
@@ -86,8 +132,8 @@ class PredictionStore:
             if answers:
                 con.executemany(
                     "INSERT OR REPLACE INTO predictions (cache_key, question_id, model_name, response, error_kind,"
-                    " attempts, latency_s, prompt_tokens, completion_tokens, logprobs_json, created_at)"
-                    " VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?)", answers)
+                    " attempts, latency_s, prompt_tokens, completion_tokens, logprobs_json, created_at, checksum)"
+                    " VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)", answers)
                 con.executemany("DELETE FROM errors WHERE cache_key = ?", [(a[0],) for a in answers])
             if errors:
                 con.executemany(
@@ -106,8 +152,10 @@ class PredictionStore:
         return len(answers), len(errors)
 
     # ------------------------------------------------------------------ reading
+    @_named
     def answered_keys(self, keys: Optional[Iterable[str]] = None) -> set[str]:
-        """Keys that have an answer (all of them, or those among `keys`)."""
+        """Keys that have an answer passing its checksum (all of them, or those among `keys`)."""
+        self._drop_failing(keys)
         if keys is None:
             return {k for (k,) in self._con.execute("SELECT cache_key FROM predictions")}
         out: set[str] = set()
@@ -116,19 +164,25 @@ class PredictionStore:
             out.update(k for (k,) in self._con.execute(q, chunk))
         return out
 
+    @_named
     def get(self, keys: Iterable[str], include_errors: bool = False) -> pd.DataFrame:
         """Predictions of `keys` (columns: the Prediction fields); errors too when asked."""
+        keys = list(dict.fromkeys(keys))
+        self._drop_failing(keys)
         frames = []
-        for chunk in _chunks(list(dict.fromkeys(keys)), _IN_CHUNK):
+        for chunk in _chunks(keys, _IN_CHUNK):
             where = f"WHERE cache_key IN ({','.join('?' * len(chunk))})"
             frames.append(self._query(where, chunk, include_errors))
         if not frames:
             return self._query("WHERE 0", [], include_errors)
         return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
+    @_named
     def all(self, include_errors: bool = False) -> pd.DataFrame:
+        self._drop_failing(None)
         return self._query("", [], include_errors)
 
+    @_named
     def errors(self) -> pd.DataFrame:
         """Unanswered requests with their last error: Prediction fields plus failures, total_attempts."""
         return pd.read_sql_query(
@@ -136,10 +190,34 @@ class PredictionStore:
             " NULL AS prompt_tokens, NULL AS completion_tokens, NULL AS logprobs_json, failures, total_attempts"
             " FROM errors ORDER BY cache_key", self._con)
 
+    @_named
     def counts(self) -> dict[str, int]:
         (a,) = self._con.execute("SELECT count(*) FROM predictions").fetchone()
         (e,) = self._con.execute("SELECT count(*) FROM errors").fetchone()
         return {"answered": a, "errors": e}
+
+    def _drop_failing(self, keys: Optional[Iterable[str]]) -> int:
+        """Delete answers (all, or among `keys`) whose checksum fails, so they count as missing."""
+        sql = "SELECT cache_key, question_id, model_name, response, logprobs_json, checksum FROM predictions"
+        if keys is None:
+            rows = self._con.execute(sql).fetchall()
+        else:
+            rows = []
+            for chunk in _chunks(list(dict.fromkeys(keys)), _IN_CHUNK):
+                rows += self._con.execute(f"{sql} WHERE cache_key IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        bad = [r[0] for r in rows if r[5] != answer_checksum(*r[:5])]
+        if bad:
+            log.warning("predictions cache %s: %d stored answer(s) fail their checksum (edited, damaged or "
+                        "written before checksums), e.g. key %s; they are dropped and asked again",
+                        self.path.resolve(), len(bad), bad[0])
+            self._con.execute("BEGIN IMMEDIATE")
+            try:
+                self._con.executemany("DELETE FROM predictions WHERE cache_key = ?", [(k,) for k in bad])
+                self._con.execute("COMMIT")
+            except BaseException:
+                self._con.execute("ROLLBACK")
+                raise
+        return len(bad)
 
     def _query(self, where: str, args: list, include_errors: bool) -> pd.DataFrame:
         cols = ", ".join(PREDICTION_COLUMNS)

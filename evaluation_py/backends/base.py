@@ -41,25 +41,56 @@ class Prediction:
     logprobs_json: Optional[str] = None
 
 
-def make_cache_key(model_name: str, backend: str, model: str, params: dict, messages: Iterable[dict]) -> str:
+def make_cache_key(model_name: str, backend: str, model: str, params: dict, messages: Iterable[dict],
+                   identity: Optional[dict] = None, prompt_version: str = "") -> str:
+    """sha256 of everything that decides an answer.
+
+    `identity` holds the entry fields beyond model id and params that change answers
+    (`Backend.answer_identity`: a replay file's content hash, a vLLM dtype, ...) and the request's
+    side information the backend reads (`Backend.request_fields`).
+    """
     payload = {
         "model_name": model_name,
         "backend": backend,
         "model": model,
         "params": params,
         "messages": list(messages),
+        "identity": identity or {},
+        "prompt_version": prompt_version,
     }
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 class Backend(ABC):
-    """Answers requests; calls `on_result` once per request, as soon as its prediction is final."""
+    """Answers requests; calls `on_result` once per request, as soon as its prediction is final.
+
+    Subclasses declare what they read from an `eval_models` entry, so that a misspelled key is an
+    error (model_specs) and every key that changes answers is part of the cache key:
+
+    - `entry_keys`: entry keys read beyond the common ones (`model_specs.COMMON_KEYS`);
+    - `answer_keys`: those among them that change what is asked or answered (default: all of them,
+      the safe side: a key wrongly listed only costs re-asking);
+    - `request_fields`: `PredictionRequest` side fields read besides the messages (`answer_gt`, ...).
+    """
 
     name: str = ""
+    entry_keys: frozenset[str] = frozenset()
+    answer_keys: Optional[frozenset[str]] = None  # None: every entry key
+    request_fields: tuple[str, ...] = ()
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
+
+    @classmethod
+    def check_entry(cls, config: dict[str, Any]) -> None:
+        """Raise ValueError for an entry this backend cannot run (checked before anything is built)."""
+
+    @classmethod
+    def answer_identity(cls, config: dict[str, Any]) -> dict[str, Any]:
+        """The entry's answer-changing fields beyond model id and params, for the cache key."""
+        keys = cls.entry_keys if cls.answer_keys is None else cls.answer_keys
+        return {k: config[k] for k in sorted(keys) if config.get(k) is not None}
 
     @abstractmethod
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
@@ -85,7 +116,11 @@ def backend_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_backend(name: str, config: dict[str, Any]) -> Backend:
+def backend_class(name: str) -> type[Backend]:
     if name not in _REGISTRY:
         raise ValueError(f"unknown backend {name!r}; known backends: {', '.join(backend_names())}")
-    return _REGISTRY[name](config)
+    return _REGISTRY[name]
+
+
+def get_backend(name: str, config: dict[str, Any]) -> Backend:
+    return backend_class(name)(config)

@@ -15,6 +15,8 @@ from evaluation_py.baselines.header_match import NO_ANSWER, answer_question
 
 @register("header_match")
 class HeaderMatchBackend(Backend):
+    request_fields = ("question", "table_html")  # read instead of the messages
+
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for request in requests:
             start = time.perf_counter()

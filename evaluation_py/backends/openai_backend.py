@@ -4,7 +4,11 @@ Config keys (a dict):
 
 - `model` (required): the model id the server knows.
 - `base_url`: a URL (`http://host:8000/v1`) or a list of URLs; each attempt goes to the least-loaded
-  URL (fewest requests in flight, ties broken round-robin). Default: the openai client's default.
+  URL (fewest requests in flight, ties broken round-robin). Required, or `base_url_env`: the name of an
+  environment variable holding the URL. There is no default: a forgotten URL must never send the
+  questions (and the key) to a hosted API.
+- `revision`: a label of the weights behind the server's model id; it only enters the cache key, so
+  answers of other weights served under the same id are not reused.
 - `api_key_env`: name of the environment variable holding the key (default `OPENAI_API_KEY`); when that
   variable is unset the dummy key `EMPTY` is sent (local servers ignore it).
 - `params`: decoding parameters, defaults `temperature=0`, `max_tokens=256`; `logprobs: true` and
@@ -128,23 +132,56 @@ class _Balancer:
         self.in_flight[i] -= 1
 
 
+# Entry keys read as numbers: (key, integer only, smallest allowed value).
+_NUMERIC_KEYS = (("concurrency", True, 1), ("timeout_s", False, 0), ("max_retries", True, 0),
+                 ("backoff_base_s", False, 0), ("backoff_max_s", False, 0), ("retry_after_max_s", False, 0))
+
+
+def base_urls(config: dict[str, Any]) -> list[str]:
+    """The URLs of an entry: `base_url` (one or a list) or the variable named by `base_url_env`."""
+    urls = config.get("base_url")
+    env = config.get("base_url_env")
+    if urls is not None and env is not None:
+        raise ValueError("openai backend: give 'base_url' or 'base_url_env', not both")
+    if urls is None and env is not None:
+        urls = os.environ.get(str(env))
+        if not urls:
+            raise ValueError(f"openai backend: environment variable {env!r} (base_url_env) is not set")
+    if urls is None:
+        raise ValueError("openai backend: 'base_url' is required (or 'base_url_env', the name of an environment "
+                         "variable holding it); there is no default URL")
+    urls = [urls] if isinstance(urls, str) else urls
+    if not isinstance(urls, list) or not urls or not all(isinstance(u, str) and u.strip() for u in urls):
+        raise ValueError(f"openai backend: 'base_url' must be a URL or a non-empty list of URLs, got {urls!r}")
+    return list(urls)
+
+
 @register("openai")
 class OpenAIBackend(Backend):
+    entry_keys = frozenset({"base_url", "base_url_env", "api_key_env", "revision", "seed"}
+                           | {k for k, _, _ in _NUMERIC_KEYS})
+    # Where and how requests travel does not change answers; `seed` only draws the backoff jitter.
+    answer_keys = frozenset({"revision"})
+
+    @classmethod
+    def check_entry(cls, config: dict[str, Any]) -> None:
+        base_urls(config)
+        for key, integer, low in _NUMERIC_KEYS:
+            v = config.get(key)
+            if v is None:
+                continue
+            ok = isinstance(v, int) if integer else isinstance(v, (int, float))
+            if isinstance(v, bool) or not ok or v < low:
+                kind = "an integer" if integer else "a number"
+                raise ValueError(f"openai backend: {key!r} must be {kind} >= {low}, got {v!r}")
+
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)
         self.model = config.get("model")
         if not self.model:
             raise ValueError("openai backend: config key 'model' is required")
-        urls = config.get("base_url")
-        if urls is None:
-            urls = [None]
-        elif isinstance(urls, str):
-            urls = [urls]
-        else:
-            urls = list(urls)
-            if not urls:
-                raise ValueError("openai backend: 'base_url' is an empty list")
-        self.base_urls: list[Optional[str]] = urls
+        self.check_entry(config)
+        self.base_urls: list[str] = base_urls(config)
         key_env = config.get("api_key_env") or "OPENAI_API_KEY"
         self.api_key = os.environ.get(key_env) or "EMPTY"
         self.params = dict(config.get("params") or {})

@@ -22,6 +22,8 @@ def gt_to_answer(answer_gt: str) -> str:
 
 @register("oracle")
 class OracleBackend(Backend):
+    request_fields = ("answer_gt",)  # a corrected ground truth is a new answer
+
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for r in requests:
             on_result(Prediction(cache_key=r.cache_key, question_id=r.question_id, model_name=r.model_name,

@@ -34,3 +34,33 @@ def group_by_table(requests: Iterable[PredictionRequest]) -> list[PredictionRequ
     for r in requests:
         groups.setdefault(r.table_id, []).append(r)
     return [r for g in groups.values() for r in g]
+
+
+# Types of the decoding parameters every server reads the same way; others go to the server as given.
+_NUMBER, _INT, _BOOL = "a number", "an integer", "true or false"
+PARAM_TYPES: dict[str, tuple[str, float | None]] = {  # name -> (kind, smallest allowed value)
+    "temperature": (_NUMBER, 0), "top_p": (_NUMBER, 0), "min_p": (_NUMBER, 0),
+    "presence_penalty": (_NUMBER, None), "frequency_penalty": (_NUMBER, None), "repetition_penalty": (_NUMBER, 0),
+    "max_tokens": (_INT, 1), "top_k": (_INT, -1), "seed": (_INT, None), "n": (_INT, 1),
+    "top_logprobs": (_INT, 0), "logprobs": (_BOOL, None),
+}
+
+
+def check_params(params: dict) -> None:
+    """ValueError naming the first decoding parameter of the wrong type (`temperature: hot`)."""
+    for name, value in params.items():
+        if name == "stop":
+            if value is not None and not isinstance(value, str) and not (
+                    isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                raise ValueError(f"params.stop must be a string or a list of strings, got {value!r}")
+            continue
+        if name not in PARAM_TYPES or value is None:
+            continue
+        kind, low = PARAM_TYPES[name]
+        if kind == _BOOL:
+            ok = isinstance(value, bool)
+        else:
+            ok = not isinstance(value, bool) and isinstance(value, int if kind == _INT else (int, float))
+        if not ok or (low is not None and value < low):
+            bound = f" >= {low:g}" if low is not None and kind != _BOOL else ""
+            raise ValueError(f"params.{name} must be {kind}{bound}, got {value!r}")

@@ -3,7 +3,7 @@
 Config: `model` (a local path, required), `tensor_parallel_size` (1), `max_model_len` (None: the
 model's), `gpu_memory_utilization` (0.9), `enable_prefix_caching` (true), `params` (as the openai
 backend: temperature 0, max_tokens 256, `logprobs`/`top_logprobs`), optional `seed`, `dtype`,
-`trust_remote_code`. Prompts are passed grouped by `table_id` (shared table prefixes adjacent).
+`trust_remote_code`, `revision` (of the weights, passed to vLLM). Prompts are passed grouped by `table_id` (shared table prefixes adjacent).
 `latency_s` is the wall time of the whole call divided by the number of prompts.
 Needs the optional dependency: `pip install -e '.[vllm]'`.
 """
@@ -56,6 +56,11 @@ def _first_token_logprobs(completion: Any) -> str | None:
 
 @register("vllm")
 class VLLMBackend(Backend):
+    entry_keys = frozenset({"tensor_parallel_size", "max_model_len", "gpu_memory_utilization", "enable_prefix_caching",
+                            "seed", "dtype", "trust_remote_code", "revision"})
+    # Memory and scheduling settings do not change answers; these do (numerics, sampling, weights).
+    answer_keys = frozenset({"max_model_len", "seed", "dtype", "trust_remote_code", "revision"})
+
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)
         if not config.get("model"):
@@ -72,7 +77,7 @@ class VLLMBackend(Backend):
                 "gpu_memory_utilization": float(c.get("gpu_memory_utilization", 0.9)),
                 "enable_prefix_caching": bool(c.get("enable_prefix_caching", True)),
             }
-            for k in ("max_model_len", "seed", "dtype", "trust_remote_code"):
+            for k in ("max_model_len", "seed", "dtype", "trust_remote_code", "revision"):
                 if c.get(k) is not None:
                     kwargs[k] = c[k]
             self._llm = self._vllm.LLM(**kwargs)

@@ -1,7 +1,9 @@
 """Breakdown of model scores: see evaluation_py.analysis.breakdowns.answer_verbosity."""
 from evaluation_py.analysis import answer_verbosity
+from generator_py.build_config import stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return answer_verbosity(dbt.ref("eval_scores").df())
+    out = answer_verbosity(dbt.ref("eval_scores").df())
+    return stamp(out, dbt.ref("stg_build_config"))

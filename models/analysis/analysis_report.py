@@ -1,11 +1,15 @@
-"""Plots and reports/index.html from the analysis tables; one row per file written."""
+"""Plots and index.html under var reports_dir (default: next to the database); one row per file written."""
+import json
+
 from evaluation_py.analysis.report_build import build_report
+from generator_py.build_config import FINGERPRINT_COLUMN, database_path, output_dir, stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return build_report(
-        out_dir=dbt.config.get("reports_dir"),
+    build = dbt.ref("stg_build_config").df().iloc[0]  # the checked vars the benchmark was built with
+    out = build_report(
+        out_dir=output_dir(dbt.config.get("reports_dir"), database_path(session), "reports"),
         scores=dbt.ref("eval_scores").df(),  # the models evaluated are listed from these, not from the var
         frames={
             "overall": dbt.ref("eval_summary").df(),
@@ -19,8 +23,11 @@ def model(dbt, session):
             "composition": dbt.ref("analysis_benchmark_composition").df(),
         },
         build_info={
-            "seed": dbt.config.get("seed"),
-            "replicas": dbt.config.get("replicas"),
-            "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
+            FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],
+            "seed": int(build["seed"]),
+            "replicas": None if build.isna()["replicas"] else int(build["replicas"]),
+            "domains": json.loads(build["domains_json"]),
+            "hctqa_release_dir": build["hctqa_release_dir"],
         },
     )
+    return stamp(out, dbt.ref("stg_build_config"))

@@ -44,4 +44,7 @@ final as (
     select * from real_questions
 )
 
-select * from final order by question_id
+-- the build that made these rows (a data test checks that every mart agrees)
+select final.*, build.build_fingerprint from final
+cross join (select build_fingerprint from {{ ref('stg_build_config') }}) as build
+order by question_id

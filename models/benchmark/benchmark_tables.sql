@@ -64,4 +64,7 @@ final as (
     select *, {{ table_property_issues() }} as annotation_issues from real_tables
 )
 
-select * from final order by table_id
+-- the build that made these rows (a data test checks that every mart agrees)
+select final.*, build.build_fingerprint from final
+cross join (select build_fingerprint from {{ ref('stg_build_config') }}) as build
+order by table_id

@@ -1,10 +1,20 @@
-"""Requests still unanswered after their retries (kind, attempts); they are sent again on the next build."""
+"""Requests of this build without an answer (last error kind and attempts); they are sent again on the next
+build. Any row is reported as a warning with counts per model and error kind."""
+import logging
+
 from evaluation_py.dbt_inputs import store_path
-from evaluation_py.predict import errors_table_for_keys
+from evaluation_py.predict import errors_table, failure_summary
+from generator_py.build_config import stamp
+
+log = logging.getLogger("eval_prediction_errors")
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    dbt.ref("eval_predictions")  # errors are known once predictions ran
-    keys = [k for (k,) in dbt.ref("eval_requests").project("cache_key").fetchall()]
-    return errors_table_for_keys(keys, store_path(dbt.config.get("eval_cache_dir")))
+    requests = dbt.ref("eval_requests").project("cache_key, question_id, model_name").df()
+    answered = [k for (k,) in dbt.ref("eval_predictions").project("cache_key").fetchall()]
+    errors = errors_table(requests, answered, store_path(dbt.config.get("eval_cache_dir")))
+    summary = failure_summary(requests, errors)
+    if summary:
+        log.warning(summary)
+    return stamp(errors, dbt.ref("stg_build_config"))

@@ -1,10 +1,14 @@
-"""One row per (model under test, question, table format): the prediction requests of this build."""
+"""One row per (model under test, question, table format): the prediction requests of this build.
+
+Replay files are checked against the benchmark here, once, before any answer is read.
+"""
 from evaluation_py.dbt_inputs import eval_inputs_from_relations
 from evaluation_py.predict import requests_table
+from generator_py.build_config import stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        dbt.config.get("eval_models"), dbt.config.get("seed"))
-    return requests_table(inputs.requests)
+                                        dbt.config.get("eval_models"), dbt.config.get("seed"), check_replay=True)
+    return stamp(requests_table(inputs.requests), dbt.ref("stg_build_config"))

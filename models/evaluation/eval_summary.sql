@@ -33,7 +33,8 @@ grouped as (
 ),
 
 final as (
-    select * from grouped
+    select grouped.*, build.build_fingerprint from grouped
+    cross join (select build_fingerprint from {{ ref('stg_build_config') }}) as build
 )
 
 select * from final

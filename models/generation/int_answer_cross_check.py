@@ -2,14 +2,14 @@
 with Python's sqlite3, must give the answer DuckDB computed. All questions with var cross_check: true,
 otherwise a fixed sample of 1,000."""
 from generator_py.answer_check import choose_questions, cross_check_frame
-from generator_py.dbt_inputs import parse_config
+from generator_py.dbt_inputs import bool_var, seed_var
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     questions = dbt.ref("int_question_instances").project("question_id, table_id, template_id, sql").df()
-    chosen = choose_questions(questions, bool(parse_config(dbt.config.get("cross_check"))),
-                              int(parse_config(dbt.config.get("seed"))))
+    chosen = choose_questions(questions, bool_var("cross_check", dbt.config.get("cross_check"), False),
+                              seed_var(dbt.config.get("seed")))
     # only the answers and relational rows of the chosen questions leave DuckDB
     session.register("cross_check_chosen", chosen[["question_id", "table_id"]])
     answers = dbt.ref("int_question_answers").filter(

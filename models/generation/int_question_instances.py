@@ -1,5 +1,5 @@
 """Question instances: the 15 SQL templates drawn on every table, their SQL text and NL question."""
-from generator_py.dbt_inputs import parse_config
+from generator_py.dbt_inputs import seed_var
 from generator_py.question_build import generate_all, relational_tables
 
 
@@ -11,4 +11,4 @@ def model(dbt, session):
                   .order("table_id, row_group, col_group").df())
     tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates)
     return generate_all(tables, dbt.ref("stg_nl_templates").df(), dbt.ref("stg_nl_table_meanings").df(),
-                        dbt.ref("stg_domain_attributes").df(), int(parse_config(dbt.config.get("seed"))))
+                        dbt.ref("stg_domain_attributes").df(), seed_var(dbt.config.get("seed")))

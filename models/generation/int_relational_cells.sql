@@ -14,7 +14,10 @@ attributes as (
 ),
 
 final as (
-    select table_id, rel_row, attribute_position, attribute, attribute_value, value from attributes
+    -- stamped here: benchmark_relational_cells is a view of this table
+    select table_id, rel_row, attribute_position, attribute, attribute_value, value, build.build_fingerprint
+    from attributes
+    cross join (select build_fingerprint from {{ ref('stg_build_config') }}) as build
 )
 
 select * from final

@@ -1,6 +1,6 @@
 """Sampled relational tables: one row per relational row, with its table's layout settings."""
 from generator_py.build import load_all, sample_all
-from generator_py.dbt_inputs import parse_config, scale_options
+from generator_py.dbt_inputs import scale_options, seed_var
 
 
 def model(dbt, session):
@@ -14,4 +14,4 @@ def model(dbt, session):
         options=dbt.ref("stg_table_template_options").df(),
         **scale_options(dbt.config.get("replicas"), dbt.config.get("domains")),
     )
-    return sample_all(vocab, templates, variants, int(parse_config(dbt.config.get("seed"))))
+    return sample_all(vocab, templates, variants, seed_var(dbt.config.get("seed")))

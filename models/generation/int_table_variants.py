@@ -5,6 +5,7 @@ from generator_py.dbt_inputs import scale_options
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    dbt.ref("stg_build_config")  # every var checked before the first generation model writes
     # dbt finds refs and config keys by reading this file, so each one is spelled out.
     _, _, variants = load_all(
         attributes=dbt.ref("stg_domain_attributes").df(),

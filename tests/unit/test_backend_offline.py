@@ -152,3 +152,47 @@ def test_oracle_scores_one_on_malformed_release_gts():
     for gt in ("{-14597)", "{148304} || 1{49616}", "{Professionals} || [Craft And Related Trades Workers} || {x}"):
         for mode in ("strict", "paper"):
             assert score_one(gt_to_answer(gt), gt, mode)["f1"] == 1.0, (mode, gt)
+
+
+
+# ------------------------------------------------------------------ replay files tied to the benchmark
+def _benchmark():
+    import pandas as pd
+
+    return pd.DataFrame({"question_id": ["q1", "q2", "q3"], "question": ["How many?", "Which  one?", "Who?"],
+                         "answer_gt": ["{3}", "{a | 1}", "{b}"]})
+
+
+def _file(tmp_path, lines):
+    from evaluation_py.backends.replay_backend import read_responses
+
+    path = tmp_path / "resp.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return read_responses(path)
+
+
+def test_replay_file_of_another_benchmark_fails_naming_the_first_mismatches(tmp_path):
+    from evaluation_py.backends.replay_backend import check_against_benchmark
+
+    f = _file(tmp_path, [{"qap_id": "q1", "response": "3", "gt": "{3}"},
+                         {"qap_id": "q2", "response": "a", "gt": "{c | 2}"},
+                         {"qap_id": "q3", "response": "b", "question": "Where?"}])
+    with pytest.raises(ValueError) as info:
+        check_against_benchmark(f, _benchmark(), "gemma")
+    msg = str(info.value)
+    assert "replay model 'gemma'" in msg and str(tmp_path / "resp.jsonl") in msg and "2 line(s) disagree" in msg
+    assert "line 2 id 'q2': gt '{c | 2}' in the file, '{a | 1}' in the benchmark" in msg
+    assert "line 3 id 'q3': question 'Where?'" in msg
+
+
+def test_replay_file_matching_the_benchmark_reports_unknown_ids_and_repeats(tmp_path):
+    from evaluation_py.backends.replay_backend import check_against_benchmark
+
+    f = _file(tmp_path, [{"qap_id": "q1", "response": "3", "gt": " {3} "},
+                         {"qap_id": "q2", "response": "a", "question": "Which one?"},  # whitespace runs aside
+                         {"qap_id": "q2", "response": "a", "question": "Which one?"},
+                         {"qap_id": "zz", "response": "x", "gt": "{x}"}])
+    note = check_against_benchmark(f, _benchmark(), "m")
+    assert "1 id(s) not in the benchmark (first: 'zz')" in note and "1 repeated identical line(s)" in note
+    clean = _file(tmp_path, [{"qap_id": "q1", "response": "3"}])
+    assert check_against_benchmark(clean, _benchmark()) == ""

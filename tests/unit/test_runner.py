@@ -212,3 +212,12 @@ def test_progress_bar_on_a_terminal_writes_whole_lines_only():
     for text in writes:
         assert "\r" not in text and text.endswith("\n") and text.count("\n") == 1, repr(text)
         assert re.match(r"\d\d:\d\d:\d\d  gemma \[", text), repr(text)
+
+
+def test_progress_bar_counts_failures(tmp_path, capsys):
+    reqs = make_requests(10)
+    with PredictionStore(tmp_path / "s.sqlite") as st:
+        be = Scripted(answer=lambda r: None if r.question_id in {"q2", "q5", "q7"} else "ok")
+        run_predictions(reqs, be, st, progress=True)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "10/10 (3 failed)" in last, last

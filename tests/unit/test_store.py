@@ -71,3 +71,59 @@ def test_failed_write_rolls_back(tmp_path):
         with pytest.raises(sqlite3.Error):
             st.put_many([P("a"), Prediction("b", None, "m", "r")])  # question_id NULL violates NOT NULL
         assert st.counts() == {"answered": 0, "errors": 0}
+
+
+# ------------------------------------------------------------------ damaged or edited files
+def _filled(path, n=300):
+    with PredictionStore(path) as st:
+        st.put_many([P(f"k{i:04d}", "x" * 400) for i in range(n)])
+
+
+@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
+def test_unreadable_file_names_itself_and_the_way_out(tmp_path, damage):
+    from evaluation_py.store import StoreUnreadable
+
+    path = tmp_path / "cache" / "predictions.sqlite"
+    _filled(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"not sqlite at all " * 200)
+    with pytest.raises(StoreUnreadable) as info:
+        with PredictionStore(path) as st:
+            st.answered_keys(["k0001"])
+            st.get(["k0001"])
+    msg = str(info.value)
+    assert str(path) in msg and "delete it" in msg and "eval_cache_dir" in msg
+
+
+def test_answer_edited_in_the_file_is_dropped_with_a_warning_and_asked_again(tmp_path, caplog):
+    path = tmp_path / "s.sqlite"
+    with PredictionStore(path) as st:
+        st.put_many([P("a", "Doha"), P("b", "12")])
+    con = sqlite3.connect(path)
+    con.execute("UPDATE predictions SET response = 'Paris' WHERE cache_key = 'a'")
+    con.commit()
+    con.close()
+    with caplog.at_level("WARNING", logger="evaluation_py.store"), PredictionStore(path) as st:
+        assert st.answered_keys(["a", "b"]) == {"b"}
+        assert list(st.get(["a", "b"]).response) == ["12"]
+        # Missing now: a failed re-ask is recorded as an error, an answer is stored again.
+        st.put_many([P("a", None, "timeout")])
+        assert list(st.errors().cache_key) == ["a"]
+        st.put_many([P("a", "Doha")])
+        assert st.answered_keys(["a"]) == {"a"}
+    assert "1 stored answer(s) fail their checksum" in caplog.text and str(path) in caplog.text
+
+
+def test_store_without_checksums_is_upgraded_and_its_answers_asked_again(tmp_path):
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE predictions (cache_key TEXT PRIMARY KEY, question_id TEXT NOT NULL, model_name TEXT"
+                " NOT NULL, response TEXT NOT NULL, error_kind TEXT, attempts INTEGER NOT NULL, latency_s REAL,"
+                " prompt_tokens INTEGER, completion_tokens INTEGER, logprobs_json TEXT, created_at REAL NOT NULL)")
+    con.execute("INSERT INTO predictions VALUES ('a', 'qa', 'm', 'r', NULL, 1, 0, NULL, NULL, NULL, 0)")
+    con.commit()
+    con.close()
+    with PredictionStore(path) as st:
+        assert st.answered_keys() == set()
+        st.put_many([P("a")])
+        assert st.answered_keys() == {"a"}

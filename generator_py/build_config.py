@@ -1,0 +1,117 @@
+"""The configuration a build's benchmark comes from, checked once up front, and its fingerprint.
+
+`stg_build_config` (the first model of a build after the staged seeds) checks every var with
+`check_vars` and stores one row: the normalized vars and `build_fingerprint`, a short sha256 of the
+vars and inputs that shape the benchmark (seed, replicas, domains, the seed data, the release file).
+Every mart carries that fingerprint (`stamp`), and a data test fails when marts of different builds
+sit side by side (a killed build leaves some of them behind).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional
+
+import pandas as pd
+
+from .dbt_inputs import bool_var, domains_var, parse_config, replicas_var, seed_var, share_var
+
+#: Default of var max_failed_request_share: above this share of failed requests per model the build fails.
+DEFAULT_MAX_FAILED_SHARE = 0.05
+FINGERPRINT_COLUMN = "build_fingerprint"
+
+
+def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = None) -> dict[str, Any]:
+    """The vars as checked Python values; ValueError naming the first bad var."""
+    out = {
+        "seed": seed_var(raw.get("seed")),
+        "replicas": replicas_var(raw.get("replicas")),
+        "domains": domains_var(raw.get("domains"), known_domains),
+        "cross_check": bool_var("cross_check", raw.get("cross_check"), False),
+        "max_failed_request_share": share_var("max_failed_request_share", raw.get("max_failed_request_share"),
+                                              DEFAULT_MAX_FAILED_SHARE),
+    }
+    for name in ("hctqa_release_dir", "eval_cache_dir", "exports_dir", "reports_dir"):
+        value = parse_config(raw.get(name))
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"var {name} must be a folder path, got {value!r}")
+        out[name] = value
+    return out
+
+
+def frame_digest(frame: pd.DataFrame) -> str:
+    """sha256 of a frame's content, independent of its row order."""
+    text = frame.astype(str).sort_values(list(frame.columns)).to_csv(index=False) if len(frame.columns) else ""
+    return hashlib.sha256("\x1f".join(map(str, frame.columns)).encode() + b"\n" + text.encode()).hexdigest()
+
+
+def file_digest(path: Optional[Path]) -> Optional[str]:
+    """sha256 of a file's bytes (None for no file)."""
+    if path is None:
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def build_fingerprint(checked: Mapping[str, Any], input_digests: Mapping[str, Optional[str]]) -> str:
+    """16 hex digits naming what shaped the benchmark: seed, replicas, domains and the input digests."""
+    shaping = {"seed": checked["seed"], "replicas": checked["replicas"],
+               "domains": sorted(checked["domains"]) if checked["domains"] else None,
+               "inputs": dict(sorted(input_digests.items()))}
+    canonical = json.dumps(shaping, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def config_frame(checked: Mapping[str, Any], fingerprint: str) -> pd.DataFrame:
+    """The one row of `stg_build_config`."""
+    return pd.DataFrame([{
+        FINGERPRINT_COLUMN: fingerprint,
+        "seed": checked["seed"],
+        "replicas": checked["replicas"],
+        "domains_json": json.dumps(checked["domains"]),
+        "hctqa_release_dir": checked["hctqa_release_dir"],
+        "max_failed_request_share": checked["max_failed_request_share"],
+        "config_json": json.dumps(dict(checked), sort_keys=True),
+    }]).astype({"replicas": "Int64", "hctqa_release_dir": object})
+
+
+def fingerprint_of(config_relation) -> str:
+    """The fingerprint in `stg_build_config` (a relation, as `dbt.ref` gives, or a frame)."""
+    frame = config_relation if isinstance(config_relation, pd.DataFrame) else config_relation.df()
+    if len(frame) != 1:
+        raise ValueError(f"stg_build_config must hold one row, holds {len(frame)}")
+    return str(frame[FINGERPRINT_COLUMN].iloc[0])
+
+
+def stamp(frame: pd.DataFrame, config_relation) -> pd.DataFrame:
+    """`frame` with the build's fingerprint as its last column."""
+    return frame.assign(**{FINGERPRINT_COLUMN: fingerprint_of(config_relation)})
+
+
+# The default database keeps the historical folder names; any other file gets its own, named after it.
+DEFAULT_DATABASE_STEM = "hctqa"
+
+
+def database_path(session) -> Optional[Path]:
+    """The file of the DuckDB database a dbt Python model writes to (None in memory)."""
+    rows = session.sql("select path from duckdb_databases() where database_name = current_database()").fetchall()
+    return Path(rows[0][0]) if rows and rows[0][0] else None
+
+
+def output_dir(configured, database: Optional[Path], kind: str) -> Path:
+    """Where `kind` ("exports" or "reports") goes: the var when set, else next to the database file.
+
+    `hctqa.duckdb` writes `exports/` and `reports/` beside it; `other.duckdb` writes `other_exports/` and
+    `other_reports/`: two databases in one folder never overwrite each other's files.
+    """
+    value = parse_config(configured)
+    if value is not None:
+        return Path(str(value))
+    if database is None:
+        return Path(kind)
+    name = kind if database.stem == DEFAULT_DATABASE_STEM else f"{database.stem}_{kind}"
+    return database.parent / name

@@ -1,0 +1,41 @@
+"""The build's checked configuration and fingerprint (one row), built before any generation model.
+
+Every var is checked here, with the var named, so a bad one stops the build before a model that
+would replace what an earlier build made; the models reading vars check them again (partial builds).
+"""
+from evaluation_py.dbt_inputs import parse_config
+from evaluation_py.model_specs import parse_eval_models
+from evaluation_py.real_import import resolve_release_file
+from generator_py.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    templates = dbt.ref("stg_table_templates").df()
+    # dbt finds the config keys a Python model reads by reading this file, so each one is spelled out.
+    raw = {
+        "seed": dbt.config.get("seed"),
+        "replicas": dbt.config.get("replicas"),
+        "domains": dbt.config.get("domains"),
+        "cross_check": dbt.config.get("cross_check"),
+        "max_failed_request_share": dbt.config.get("max_failed_request_share"),
+        "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
+        "eval_cache_dir": dbt.config.get("eval_cache_dir"),
+        "exports_dir": dbt.config.get("exports_dir"),
+        "reports_dir": dbt.config.get("reports_dir"),
+    }
+    checked = check_vars(raw, known_domains=templates["domain"])
+    parse_eval_models(parse_config(dbt.config.get("eval_models")))
+    release = checked["hctqa_release_dir"]
+    # The seed data shapes the benchmark as much as the vars do.
+    digests = {
+        "domain_attributes": frame_digest(dbt.ref("stg_domain_attributes").df()),
+        "domain_values": frame_digest(dbt.ref("stg_domain_values").df()),
+        "domain_value_ranges": frame_digest(dbt.ref("stg_domain_value_ranges").df()),
+        "table_templates": frame_digest(templates),
+        "table_template_options": frame_digest(dbt.ref("stg_table_template_options").df()),
+        "nl_templates": frame_digest(dbt.ref("stg_nl_templates").df()),
+        "nl_table_meanings": frame_digest(dbt.ref("stg_nl_table_meanings").df()),
+        "aggregation_terms": frame_digest(dbt.ref("stg_aggregation_terms").df()),
+        "release": file_digest(resolve_release_file(release)) if release else None,
+    }
+    return config_frame(checked, build_fingerprint(checked, digests))

@@ -1,0 +1,108 @@
+"""Vars checked with the var named, the build fingerprint, and where a build's output folders go."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from generator_py.build_config import build_fingerprint, check_vars, frame_digest, output_dir
+from generator_py.dbt_inputs import domains_var, replicas_var, scale_options, seed_var, share_var
+
+KNOWN = ["accidents", "weather"]
+
+
+# Vars reach Python models rendered as text, so each case is given as dbt renders it.
+@pytest.mark.parametrize("raw, message", [
+    ("abc", "var seed must be an integer, got 'abc'"),
+    ("7.9", "var seed must be an integer, got 7.9"),
+    ("None", "var seed must be an integer, got None"),
+    ("True", "var seed must be an integer, got True"),
+])
+def test_seed_must_be_an_integer(raw, message):
+    with pytest.raises(ValueError) as info:
+        seed_var(raw)
+    assert str(info.value) == message
+
+
+def test_seed_integers_pass():
+    assert seed_var("42") == 42 and seed_var(7) == 7
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "2.5", "many", "False"])
+def test_replicas_must_be_a_positive_integer(raw):
+    with pytest.raises(ValueError, match=r"var replicas must be an integer >= 1"):
+        replicas_var(raw)
+
+
+def test_replicas_unset_means_the_templates_own():
+    assert replicas_var("None") is None and replicas_var("3") == 3
+    assert scale_options("2", "['weather']") == {"replicas": 2, "domains": ["weather"]}
+
+
+@pytest.mark.parametrize("raw, message", [
+    ("[]", "var domains must be a non-empty list"),
+    ("[1, 2]", "var domains must be a non-empty list"),
+    ("{'a': 1}", "var domains must be a non-empty list"),
+    ("['accidents', 'atlantis']", "var domains names unknown domain(s) ['atlantis']; known: ['accidents', 'weather']"),
+])
+def test_domains_must_be_known_names(raw, message):
+    with pytest.raises(ValueError) as info:
+        domains_var(raw, KNOWN)
+    assert message in str(info.value)
+
+
+def test_domains_pass():
+    assert domains_var("None", KNOWN) is None
+    assert domains_var("weather", KNOWN) == ["weather"]
+    assert domains_var("['weather', 'accidents']", KNOWN) == ["weather", "accidents"]
+
+
+@pytest.mark.parametrize("raw", ["1.5", "-0.1", "'lots'", "True"])
+def test_failure_share_must_be_a_fraction(raw):
+    with pytest.raises(ValueError, match="var max_failed_request_share must be a number between 0 and 1"):
+        share_var("max_failed_request_share", raw, 0.05)
+
+
+def test_check_vars_names_each_bad_var():
+    good = {"seed": "42", "replicas": "None", "domains": "None", "cross_check": "False",
+            "max_failed_request_share": "0.05", "hctqa_release_dir": "None", "eval_cache_dir": "cache",
+            "exports_dir": "None", "reports_dir": "None"}
+    checked = check_vars(good, KNOWN)
+    assert checked["seed"] == 42 and checked["max_failed_request_share"] == 0.05 and checked["domains"] is None
+    for var, bad in (("seed", "abc"), ("replicas", "0"), ("domains", "[]"), ("cross_check", "'yes'"),
+                     ("max_failed_request_share", "2"), ("exports_dir", "5")):
+        with pytest.raises(ValueError, match=f"var {var} "):
+            check_vars({**good, var: bad}, KNOWN)
+
+
+# ------------------------------------------------------------------ fingerprint
+CHECKED = {"seed": 42, "replicas": None, "domains": ["weather", "accidents"]}
+DIGESTS = {"table_templates": "aa", "release": None}
+
+
+def test_fingerprint_is_stable_and_follows_what_shapes_the_benchmark():
+    fp = build_fingerprint(CHECKED, DIGESTS)
+    assert len(fp) == 16 and fp == build_fingerprint(dict(CHECKED), dict(DIGESTS))
+    assert build_fingerprint({**CHECKED, "domains": ["accidents", "weather"]}, DIGESTS) == fp  # order does not shape it
+    for changed in ({"seed": 7}, {"replicas": 2}, {"domains": ["weather"]}):
+        assert build_fingerprint({**CHECKED, **changed}, DIGESTS) != fp, changed
+    assert build_fingerprint(CHECKED, {**DIGESTS, "table_templates": "ab"}) != fp
+    assert build_fingerprint(CHECKED, {**DIGESTS, "release": "cd"}) != fp
+
+
+def test_frame_digest_ignores_row_order_but_not_content():
+    a = pd.DataFrame({"x": [1, 2], "y": ["a", "b"]})
+    assert frame_digest(a) == frame_digest(a.iloc[::-1])
+    assert frame_digest(a) != frame_digest(a.assign(y=["a", "c"]))
+    assert frame_digest(a) != frame_digest(a[["y", "x"]])  # a reordered header is another input
+
+
+# ------------------------------------------------------------------ output folders
+def test_output_folders_follow_the_database(tmp_path):
+    assert output_dir("None", tmp_path / "hctqa.duckdb", "exports") == tmp_path / "exports"
+    assert output_dir("None", tmp_path / "other.duckdb", "exports") == tmp_path / "other_exports"
+    assert output_dir("None", tmp_path / "other.duckdb", "reports") == tmp_path / "other_reports"
+    assert output_dir("None", tmp_path / "b.duckdb", "reports") != output_dir("None", tmp_path / "c.duckdb", "reports")
+    assert output_dir("out/x", tmp_path / "other.duckdb", "exports") == Path("out/x")
+    assert output_dir(None, None, "reports") == Path("reports")

@@ -1,0 +1,134 @@
+"""`eval_models` entries: unknown keys, required URLs, parameter types, and cache keys that cover each answer."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from evaluation_py.backends import base
+from evaluation_py.model_specs import COMMON_KEYS, parse_eval_models
+from evaluation_py.requests import build_requests
+
+URL = "http://127.0.0.1:8000/v1"
+
+
+def error_of(entry: dict) -> str:
+    with pytest.raises(ValueError) as info:
+        parse_eval_models([{"name": "ok", "backend": "oracle"}, entry])
+    return str(info.value)
+
+
+@pytest.mark.parametrize("entry, key, closest", [
+    ({"name": "m", "backend": "openai", "model": "x", "base_ur": URL}, "base_ur", "base_url"),
+    ({"name": "m", "backend": "oracle", "smaple": 10}, "smaple", "sample"),
+    ({"name": "m", "backend": "replay", "paht": "r.jsonl"}, "paht", "path"),
+    ({"name": "m", "backend": "openai", "model": "x", "base_url": URL, "paramz": {}}, "paramz", "params"),
+])
+def test_unknown_key_names_entry_key_and_closest_known_key(entry, key, closest):
+    msg = error_of(entry)
+    assert "eval_models entry 2" in msg and repr(entry) in msg
+    assert f"unknown key {key!r} for backend {entry['backend']!r}; did you mean {closest!r}?" in msg
+
+
+def test_unknown_key_without_a_close_one_lists_the_known_keys():
+    msg = error_of({"name": "m", "backend": "oracle", "zzzz": 1})
+    assert "unknown key 'zzzz'" in msg and "known keys: backend, formats, model, name, params" in msg
+
+
+def test_a_key_of_another_backend_is_unknown():
+    assert "unknown key 'tensor_parallel_size' for backend 'openai'" in error_of(
+        {"name": "m", "backend": "openai", "model": "x", "base_url": URL, "tensor_parallel_size": 2})
+
+
+def test_every_backend_declares_its_entry_keys():
+    import evaluation_py.backends  # noqa: F401
+
+    for name in base.backend_names():
+        cls = base.backend_class(name)
+        assert isinstance(cls.entry_keys, frozenset), name
+        assert not cls.entry_keys & COMMON_KEYS, name
+        assert cls.answer_keys is None or cls.answer_keys <= cls.entry_keys, name
+
+
+def test_openai_needs_a_url_and_never_falls_back(monkeypatch):
+    msg = error_of({"name": "m", "backend": "openai", "model": "x"})
+    assert "'base_url' is required" in msg and "no default URL" in msg
+    monkeypatch.delenv("MY_URL", raising=False)
+    entry = {"name": "m", "backend": "openai", "model": "x", "base_url_env": "MY_URL"}
+    assert "environment variable 'MY_URL' (base_url_env) is not set" in error_of(entry)
+    monkeypatch.setenv("MY_URL", URL)
+    (spec,) = parse_eval_models([entry])
+    from evaluation_py.backends.openai_backend import OpenAIBackend
+
+    assert OpenAIBackend(spec.backend_config).base_urls == [URL]
+    with pytest.raises(ValueError, match="'base_url' is required"):
+        OpenAIBackend({"model": "x"})
+    assert "must be a URL" in error_of({"name": "m", "backend": "openai", "model": "x", "base_url": []})
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"temperature": "hot"}, "params.temperature must be a number >= 0, got 'hot'"),
+    ({"temperature": -1}, "params.temperature must be a number >= 0"),
+    ({"max_tokens": 7.5}, "params.max_tokens must be an integer >= 1"),
+    ({"max_tokens": True}, "params.max_tokens must be an integer"),
+    ({"logprobs": "yes"}, "params.logprobs must be true or false"),
+    ({"stop": 3}, "params.stop must be a string or a list of strings"),
+])
+def test_decoding_parameters_of_the_wrong_type_are_rejected(params, message):
+    msg = error_of({"name": "m", "backend": "openai", "model": "x", "base_url": URL, "params": params})
+    assert "eval_models entry 2" in msg and message in msg
+
+
+def test_server_specific_parameters_pass_and_backend_numbers_are_checked():
+    (spec,) = parse_eval_models([{"name": "m", "backend": "openai", "model": "x", "base_url": URL,
+                                  "params": {"temperature": 0.7, "top_k": 5, "guided_choice": ["a"]}}])
+    assert spec.params["guided_choice"] == ["a"]
+    assert "'concurrency' must be an integer >= 1, got 0" in error_of(
+        {"name": "m", "backend": "openai", "model": "x", "base_url": URL, "concurrency": 0})
+    assert "system_role must be true or false, got 'false'" in error_of(
+        {"name": "m", "backend": "oracle", "system_role": "false"})
+
+
+# ------------------------------------------------------------------ cache keys
+QUESTIONS = pd.DataFrame({"question_id": ["q1", "q2"], "table_id": ["t1", "t1"], "source": ["synthetic"] * 2,
+                          "question": ["How many?", "Which?"], "answer_gt": ["{3}", "{a}"]})
+TABLES = pd.DataFrame({"table_id": ["t1"], "html": ["<table><tr><td>3</td></tr></table>"], "csv": ["3"],
+                       "markdown": ["| 3 |"]})
+
+
+def keys(entry: dict, questions: pd.DataFrame = QUESTIONS) -> list[str]:
+    (spec,) = parse_eval_models([entry])
+    return [r.cache_key for r in build_requests(spec, questions, TABLES, 42)]
+
+
+def write_responses(path, answers: dict) -> str:
+    path.write_text("".join(json.dumps({"qap_id": q, "response": a}) + "\n" for q, a in answers.items()))
+    return str(path)
+
+
+def test_replay_key_follows_the_file_content_not_its_name(tmp_path):
+    a = write_responses(tmp_path / "a.jsonl", {"q1": "3", "q2": "a"})
+    b = write_responses(tmp_path / "b.jsonl", {"q1": "4", "q2": "b"})
+    a_copy = write_responses(tmp_path / "a_copy.jsonl", {"q1": "3", "q2": "a"})
+    entry = {"name": "r", "backend": "replay"}
+    assert keys({**entry, "path": a}) != keys({**entry, "path": b})
+    assert keys({**entry, "path": a}) == keys({**entry, "path": a_copy})
+
+
+def test_keys_cover_answer_changing_fields_only():
+    openai = {"name": "m", "backend": "openai", "model": "x", "base_url": URL}
+    base_keys = keys(openai)
+    assert keys({**openai, "base_url": "http://other:1/v1", "concurrency": 3, "timeout_s": 5}) == base_keys
+    for changed in ({"model": "y"}, {"revision": "r2"}, {"params": {"temperature": 0.5}}, {"system_role": False},
+                    {"name": "m2"}):
+        assert keys({**openai, **changed}) != base_keys, changed
+    vllm = {"name": "v", "backend": "vllm", "model": "/models/x"}
+    assert keys({**vllm, "dtype": "float16"}) != keys(vllm)
+    assert keys({**vllm, "gpu_memory_utilization": 0.5}) == keys(vllm)
+
+
+def test_oracle_key_follows_the_ground_truth():
+    fixed = QUESTIONS.assign(answer_gt=["{4}", "{a}"])
+    before, after = keys({"name": "o", "backend": "oracle"}), keys({"name": "o", "backend": "oracle"}, fixed)
+    assert before[0] != after[0] and before[1] == after[1]
