@@ -52,7 +52,9 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         names.add(name)
         if backend_name not in base.backend_names():
             raise ValueError(f"{where}: unknown backend {backend_name!r}; known backends: {', '.join(base.backend_names())}")
-        model = entry.get("model") or (backend_name if backend_name in MODEL_FREE_BACKENDS else None)
+        backend_cls = base.backend_class(backend_name)
+        model = (entry.get("model") or backend_cls.default_model
+                 or (backend_name if backend_name in MODEL_FREE_BACKENDS else None))
         if not model:
             raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
         formats = entry.get("formats", ["html"])
@@ -73,5 +75,5 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         config = {k: v for k, v in entry.items() if k not in KNOWN_KEYS - {"base_url", "params", "model"}}
         config["model"] = model
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, bool(entry.get("system_role", True)), params, config))
+                               sample, bool(entry.get("system_role", backend_cls.default_system_role)), params, config))
     return specs

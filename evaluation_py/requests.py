@@ -5,7 +5,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from .backends.base import PredictionRequest, make_cache_key
+from .backends.base import PredictionRequest, backend_class, make_cache_key
 from .backends.params import resolve_params
 from .model_specs import ModelSpec
 from .prompts import build_messages
@@ -33,7 +33,8 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int) -> list[PredictionRequest]:
     chosen = select_questions(spec, questions, seed)
-    params = resolve_params(spec.params) if spec.backend in ("openai", "vllm") else dict(spec.params)
+    params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
+    identity = backend_class(spec.backend).cache_identity(spec.backend_config)
     # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
     table_ids = tables["table_id"].tolist()
     html_of = dict(zip(table_ids, tables["html"].tolist()))
@@ -45,7 +46,7 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
         text_of = html_of if column == "html" else dict(zip(table_ids, tables[column].tolist()))
         for question_id, table_id, question, answer_gt in rows:
             messages = build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
-            key = make_cache_key(spec.name, spec.backend, spec.model, params, messages)
+            key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity)
             out.append(PredictionRequest(
                 cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
                 backend=spec.backend, model=spec.model, table_format=table_format, messages=messages, params=params,

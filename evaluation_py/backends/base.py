@@ -41,7 +41,9 @@ class Prediction:
     logprobs_json: Optional[str] = None
 
 
-def make_cache_key(model_name: str, backend: str, model: str, params: dict, messages: Iterable[dict]) -> str:
+def make_cache_key(model_name: str, backend: str, model: str, params: dict, messages: Iterable[dict],
+                   identity: Optional[dict] = None) -> str:
+    """`identity`: what else decides the answer for this backend (`Backend.cache_identity`), when anything."""
     payload = {
         "model_name": model_name,
         "backend": backend,
@@ -49,6 +51,8 @@ def make_cache_key(model_name: str, backend: str, model: str, params: dict, mess
         "params": params,
         "messages": list(messages),
     }
+    if identity is not None:  # left out otherwise, so keys of backends without one stay as they were
+        payload["identity"] = identity
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -57,6 +61,17 @@ class Backend(ABC):
     """Answers requests; calls `on_result` once per request, as soon as its prediction is final."""
 
     name: str = ""
+    #: Entry keys this backend reads beyond the common ones (name, backend, model, params, ...).
+    entry_keys: frozenset[str] = frozenset()
+    #: The model when an entry names none (None: the entry must name one).
+    default_model: Optional[str] = None
+    #: `system_role` when an entry does not set it.
+    default_system_role: bool = True
+
+    @classmethod
+    def cache_identity(cls, config: dict[str, Any]) -> Optional[dict]:
+        """What decides answers beyond model id, params and messages (weights, context), for the cache key."""
+        return None
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
@@ -89,3 +104,9 @@ def get_backend(name: str, config: dict[str, Any]) -> Backend:
     if name not in _REGISTRY:
         raise ValueError(f"unknown backend {name!r}; known backends: {', '.join(backend_names())}")
     return _REGISTRY[name](config)
+
+
+def backend_class(name: str) -> type[Backend]:
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown backend {name!r}; known backends: {', '.join(backend_names())}")
+    return _REGISTRY[name]
