@@ -21,8 +21,8 @@ Entry keys (besides the common ones):
   access log, one `POST /v1/chat/completions` line per request received).
 
 Log-probabilities (`params: {logprobs: true, top_logprobs: k}`) make llama.cpp keep the logits of
-every prompt token (`--logits_all`), which costs n_ctx x vocabulary floats of memory and several times
-the prompt time; the server is started with it only when the entry's params ask for log-probs.
+every prompt token (`--logits_all`), which costs n_ctx x vocabulary floats of memory (Gemma's 262k
+vocabulary at n_ctx 4096: 4 GiB) and several times the prompt time; the server is started with it only when the entry's params ask for log-probs.
 """
 from __future__ import annotations
 
