@@ -29,7 +29,7 @@ SERVER_LOG = Path("logs") / "llamacpp-server.log"
 HEADER = re.compile(r"^# llama_cpp\.server pid=(\d+) port=(\d+)", re.M)
 N_QUESTIONS = 15
 LOCAL = {"name": "gemma270m", "backend": "llamacpp", "sample": N_QUESTIONS, "formats": ["html", "markdown"],
-         "n_ctx": 4096, "n_threads": 2, "params": {"max_tokens": 24}}
+         "n_ctx": 4096, "n_threads": 1, "params": {"max_tokens": 24}}
 
 
 def server_sessions(log: Path) -> list[dict]:
