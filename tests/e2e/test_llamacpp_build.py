@@ -222,3 +222,27 @@ def test_gemma_format_refuses_a_system_message(tmp_path):
     finally:
         backend.close()
     assert server_sessions(tmp_path / "s.log")[0]["chat_any"] == 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
+def test_server_stops_when_its_process_is_interrupted(tmp_path, sig):
+    """SIGTERM ends Python without cleanup (the kernel stops the server); SIGINT unwinds (atexit stops it)."""
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]);"
+            "from evaluation_py.backends import get_backend;"
+            "b = get_backend('llamacpp', {'n_ctx': 256, 'n_threads': 1, 'server_log': sys.argv[2]});"
+            "print(b.server.proc.pid, flush=True); time.sleep(120)")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(root), str(tmp_path / "s.log")],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        pid = int(proc.stdout.readline())
+        assert alive(pid)
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert wait_gone(pid), f"llama_cpp.server {pid} outlived its process after {sig.name}"
