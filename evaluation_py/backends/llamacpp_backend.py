@@ -31,7 +31,7 @@ import os
 import sys
 import urllib.request
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from .base import Backend, Prediction, PredictionRequest, register
 from .local_server import LocalServer
@@ -183,7 +183,3 @@ class LlamaCppBackend(Backend):
 
     def close(self) -> None:
         self.server.stop()
-
-    @property
-    def url(self) -> Optional[str]:
-        return self.server.url
