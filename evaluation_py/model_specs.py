@@ -67,7 +67,8 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         for key in entry:
             if key not in known:
                 raise ValueError(f"{where}: {unknown_key_error(str(key), backend_name, known)}")
-        model = entry.get("model") or (backend_name if backend_name in MODEL_FREE_BACKENDS else None)
+        model = (entry.get("model") or cls.default_model
+                 or (backend_name if backend_name in MODEL_FREE_BACKENDS else None))
         if not model:
             raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
         formats = entry.get("formats", ["html"])
@@ -85,7 +86,7 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
-        system_role = entry.get("system_role", True)
+        system_role = entry.get("system_role", cls.default_system_role)
         if not isinstance(system_role, bool):
             raise ValueError(f"{where}: system_role must be true or false, got {system_role!r}")
         config = {k: v for k, v in entry.items() if k in cls.entry_keys}

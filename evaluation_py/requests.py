@@ -33,7 +33,7 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int) -> list[PredictionRequest]:
     chosen = select_questions(spec, questions, seed)
-    params = resolve_params(spec.params) if spec.backend in ("openai", "vllm") else dict(spec.params)
+    params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
     # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
     table_ids = tables["table_id"].tolist()
     html_of = dict(zip(table_ids, tables["html"].tolist()))

@@ -4,7 +4,8 @@ Two tables:
 
 - `predictions`: answered requests only (`response` not NULL, `error_kind` NULL), one row per key.
 - `errors`: the last failure of requests that are not answered yet (`error_kind`, `attempts` of the
-  last run, `failures` = runs that failed, `total_attempts`). A failed request is therefore never an
+  last run, `failures` = runs that failed, `total_attempts`, and `prompt_tokens` when the backend
+  measured the prompt, as for `context_length`). A failed request is therefore never an
   answer: `answered_keys()` leaves it out and the next run sends it again. When it is answered later
   its error row is deleted.
 
@@ -57,7 +58,8 @@ CREATE TABLE IF NOT EXISTS errors (
     latency_s REAL,
     failures INTEGER NOT NULL,
     total_attempts INTEGER NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    prompt_tokens INTEGER
 );
 """
 _IN_CHUNK = 500  # keys per `IN (...)` query, under SQLite's variable limit
@@ -104,6 +106,9 @@ class PredictionStore:
         columns = {row[1] for row in self._con.execute("PRAGMA table_info(predictions)")}
         if "checksum" not in columns:  # a store written before checksums: its answers fail the check
             self._con.execute("ALTER TABLE predictions ADD COLUMN checksum TEXT")
+        # Stores written before errors had `prompt_tokens` get the column (NULL for their rows).
+        if "prompt_tokens" not in {row[1] for row in self._con.execute("PRAGMA table_info(errors)")}:
+            self._con.execute("ALTER TABLE errors ADD COLUMN prompt_tokens INTEGER")
 
     # ------------------------------------------------------------------ writing
     @_named
@@ -123,7 +128,7 @@ class PredictionStore:
                                                 p.logprobs_json)))
             else:
                 errors.append((p.cache_key, p.question_id, p.model_name, p.error_kind or "no_response",
-                               p.attempts, p.latency_s, p.attempts, now))
+                               p.attempts, p.latency_s, p.attempts, now, p.prompt_tokens))
         if not answers and not errors:
             return 0, 0
         con = self._con
@@ -138,13 +143,13 @@ class PredictionStore:
             if errors:
                 con.executemany(
                     "INSERT INTO errors (cache_key, question_id, model_name, error_kind, attempts, latency_s,"
-                    " failures, total_attempts, updated_at)"
-                    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8"
+                    " failures, total_attempts, updated_at, prompt_tokens)"
+                    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9"
                     " WHERE NOT EXISTS (SELECT 1 FROM predictions WHERE cache_key = ?1)"
                     " ON CONFLICT (cache_key) DO UPDATE SET error_kind = excluded.error_kind,"
                     " attempts = excluded.attempts, latency_s = excluded.latency_s,"
                     " failures = errors.failures + 1, total_attempts = errors.total_attempts + excluded.attempts,"
-                    " updated_at = excluded.updated_at", errors)
+                    " updated_at = excluded.updated_at, prompt_tokens = excluded.prompt_tokens", errors)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -187,7 +192,7 @@ class PredictionStore:
         """Unanswered requests with their last error: Prediction fields plus failures, total_attempts."""
         return pd.read_sql_query(
             "SELECT cache_key, question_id, model_name, NULL AS response, error_kind, attempts, latency_s,"
-            " NULL AS prompt_tokens, NULL AS completion_tokens, NULL AS logprobs_json, failures, total_attempts"
+            " prompt_tokens, NULL AS completion_tokens, NULL AS logprobs_json, failures, total_attempts"
             " FROM errors ORDER BY cache_key", self._con)
 
     @_named
@@ -224,7 +229,7 @@ class PredictionStore:
         sql = f"SELECT {cols} FROM predictions {where}"
         if include_errors:
             sql += (" UNION ALL SELECT cache_key, question_id, model_name, NULL, error_kind, attempts, latency_s,"
-                    f" NULL, NULL, NULL FROM errors {where}")
+                    f" prompt_tokens, NULL, NULL FROM errors {where}")
             args = list(args) * 2
         df = pd.read_sql_query(sql + " ORDER BY cache_key", self._con, params=args)
         for c in ("prompt_tokens", "completion_tokens", "attempts"):

@@ -58,6 +58,8 @@ def make_cache_key(model_name: str, backend: str, model: str, params: dict, mess
         "identity": identity or {},
         "prompt_version": prompt_version,
     }
+    if identity is not None:  # left out otherwise, so keys of backends without one stay as they were
+        payload["identity"] = identity
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -78,6 +80,8 @@ class Backend(ABC):
     entry_keys: frozenset[str] = frozenset()
     answer_keys: Optional[frozenset[str]] = None  # None: every entry key
     request_fields: tuple[str, ...] = ()
+    default_model: Optional[str] = None  # the model when an entry names none (None: it must name one)
+    default_system_role: bool = True  # `system_role` when an entry does not set it
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
