@@ -30,7 +30,7 @@ def built(tmp_path_factory) -> Path:
 
 def snapshot(project: Path) -> dict:
     return {m: query(project, f"select count(*), min(build_fingerprint), max(build_fingerprint) from {m}")[0]
-            for m in ("stg_build_config", "benchmark_tables", "benchmark_questions", "benchmark_relational_cells",
+            for m in ("staging.stg_build_config", "benchmark_tables", "benchmark_questions", "benchmark_relational_cells",
                       "eval_summary", "analysis_scores_by_template")}
 
 
@@ -60,7 +60,7 @@ def test_marts_of_another_build_fail_the_fingerprint_test(built, tmp_path):
     proc = run_dbt(project, "test", "--select", "assert_marts_share_one_build_fingerprint", "--vars",
                    build_vars(seed=7), check=False)
     assert proc.returncode != 0 and "FAIL" in proc.stdout, proc.stdout[-3000:]
-    (now,) = query(project, "select build_fingerprint from stg_build_config")[0]
+    (now,) = query(project, "select build_fingerprint from staging.stg_build_config")[0]
     assert query(project, "select distinct build_fingerprint from benchmark_tables") == [(now,)]
     assert query(project, "select distinct build_fingerprint from benchmark_questions") != [(now,)]
 
