@@ -121,9 +121,9 @@ _SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
 _ANSWER_JSON = json.JSONEncoder(default=str).encode
 
 
-def _question_rows(table: RelationalTable, nl, seed: int) -> list[tuple]:
+def _question_rows(table: RelationalTable, nl, seed: int, variety: str) -> list[tuple]:
     out = []
-    for q in generate_questions(table, nl, seed, rows=getattr(table, "plain_rows", None)):
+    for q in generate_questions(table, nl, seed, rows=getattr(table, "plain_rows", None), variety=variety):
         md, pr = q.metadata, q.properties
         out.append((q.question_id, q.table_id, q.template_id, q.phrasing, q.question, q.sql, q.sql_literals,
                     _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
@@ -153,28 +153,22 @@ def _young_gc():
 _WORKER: dict = {}
 
 
-def _init_worker(nls: dict, seed: int) -> None:
+def _init_worker(nls: dict, seed: int, variety: str) -> None:
     gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
     _WORKER["nls"] = nls
     _WORKER["seed"] = seed
+    _WORKER["variety"] = variety
 
 
 def _work(chunk: list[tuple]) -> list[tuple]:
-    nls, seed = _WORKER["nls"], _WORKER["seed"]
+    nls, seed, variety = _WORKER["nls"], _WORKER["seed"], _WORKER["variety"]
     out: list[tuple] = []
     with _young_gc() as collect:
         for c in chunk:
             t = _uncompact(c)
-            out.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed))
+            out.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed, variety))
             collect()
     return out
-
-
-def _generate_chunk(args) -> list[dict]:
-    """Question rows (dicts of COLUMNS) of `tables`; args = (tables, (nl_templates, meanings, attributes), seed)."""
-    tables, nl_frames, seed = args
-    nls = {k: load_domain_nl(*nl_frames, *k) for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
-    return [dict(zip(COLUMNS, r)) for t in tables for r in _question_rows(t, nls[(t.domain, t.template_name)], seed)]
 
 
 def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
@@ -198,7 +192,8 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
-                 attributes: pd.DataFrame, seed: int, workers: Optional[int] = None) -> pa.Table:
+                 attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
+                 variety: str = "paper") -> pa.Table:
     """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers."""
     nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k)
            for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
@@ -207,14 +202,14 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
         chunks = _chunks(tables, workers * 4)
         jobs = [[_compact(tables[i]) for i in c] for c in chunks]
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed)) as pool:
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety)) as pool:
             parts = list(pool.map(_work, jobs))
         rows = [r for part in parts for r in part]
     else:
         rows = []
         with _young_gc() as collect:
             for t in tables:
-                rows.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed))
+                rows.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed, variety))
                 collect()
     rows.sort(key=lambda r: r[0])
     return _to_arrow(rows)

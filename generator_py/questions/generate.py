@@ -116,9 +116,14 @@ def _sample(rng: random.Random, items: Sequence, lo: int, hi: int) -> list:
     return [items[i] for i in idx]
 
 
-def _aggs(rng: random.Random, n: Optional[int] = None) -> list[dict]:
+# `paper`: Table III as written (SQL4, SQL7 and SQL8 carry two aggregates, SQL9 takes MIN);
+# `extended`: one or two aggregates where Table III has two, any aggregate for SQL9.
+QUESTION_VARIETIES = ("paper", "extended")
+
+
+def _aggs(rng: random.Random, variety: str, n: Optional[int] = None) -> list[dict]:
     if n is None:
-        n = 1 if rng.random() < 0.35 else 2
+        n = 2 if variety == "paper" or rng.random() >= 0.35 else 1
     return [{"kind": "aggregate", "function": f} for f in rng.sample(AGGS, n)]
 
 
@@ -132,7 +137,7 @@ def _spec(filters, select, **kw) -> dict:
 VALUE_SEL = [{"kind": "value"}]
 
 
-def _draw(tid: int, m: TableModel, rng: random.Random) -> Optional[tuple[dict, dict]]:
+def _draw(tid: int, m: TableModel, rng: random.Random, variety: str = "paper") -> Optional[tuple[dict, dict]]:
     """One random instance of template `tid`: (spec, extra metadata) or None when not applicable."""
     R, C = m.row_paths, m.col_paths
     one_r = lambda: [rng.choice(R)]  # noqa: E731
@@ -146,22 +151,26 @@ def _draw(tid: int, m: TableModel, rng: random.Random) -> Optional[tuple[dict, d
     if tid == 3:
         return _spec(m.filters_for("row", one_r()) + m.filters_for("col", many_c()), VALUE_SEL), {}
     if tid == 4:
-        return _spec(m.filters_for("row", one_r()) + m.filters_for("col", many_c()), _aggs(rng)), {}
+        return _spec(m.filters_for("row", one_r()) + m.filters_for("col", many_c()), _aggs(rng, variety)), {}
     if tid == 5:
         return _draw_shown(m, rng)
     if tid == 6:
         return _spec(m.filters_for("row", many_r()) + m.filters_for("col", many_c()), VALUE_SEL), {}
     if tid == 7:
-        return _spec(m.filters_for("row", many_r()) + m.filters_for("col", one_c()), _aggs(rng)), {}
+        return _spec(m.filters_for("row", many_r()) + m.filters_for("col", one_c()), _aggs(rng, variety)), {}
     if tid == 8:
         gb = list(m.col_attrs)
-        sel = [{"kind": "attribute", "name": a} for a in gb] + _aggs(rng)
+        sel = [{"kind": "attribute", "name": a} for a in gb] + _aggs(rng, variety)
         return _spec(m.filters_for("row", many_r()) + m.filters_for("col", many_c()), sel, group_by=gb,
                      order_by=[{"kind": "attribute", "name": a, "direction": "asc"} for a in gb]), {}
     if tid in (9, 10, 11):
         r1 = m.row_attrs[0]
         gb = [r1] + (list(m.col_attrs) if tid == 11 else [])
-        sel = ([] if tid == 9 else [{"kind": "attribute", "name": a} for a in gb]) + _aggs(rng, 1)
+        if tid == 9 and variety == "paper":
+            aggs = [{"kind": "aggregate", "function": "min"}]
+        else:
+            aggs = _aggs(rng, variety, 1)
+        sel = ([] if tid == 9 else [{"kind": "attribute", "name": a} for a in gb]) + aggs
         cols = many_c() if tid == 11 else one_c()
         return _spec(m.filters_for("row", many_r()) + m.filters_for("col", cols), sel, group_by=gb,
                      order_by=[{"kind": "attribute", "name": a, "direction": "asc"} for a in gb]), {}
@@ -273,11 +282,14 @@ METADATA_COLUMNS = ("template_id", "n_row_conditions", "n_col_conditions", "proj
 
 def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                        template_ids: Sequence[int] = TEMPLATE_IDS,
-                       rows: Optional[Sequence[tuple]] = None) -> list[QuestionInstance]:
+                       rows: Optional[Sequence[tuple]] = None, variety: str = "paper") -> list[QuestionInstance]:
     """Questions for one table: at most one per applicable template of Table III (pure, deterministic).
 
+    `variety`: one of QUESTION_VARIETIES (Table III as written, or the wider aggregate choices).
     `rows`: optional plain rows of the table (see TableModel), to skip reading `table.frame`.
     """
+    if variety not in QUESTION_VARIETIES:
+        raise ValueError(f"var question_variety must be one of {', '.join(QUESTION_VARIETIES)}, got {variety!r}")
     rng = random.Random(stable_seed(seed, table.table_id))
     m = TableModel(table, rows)
     out: list[QuestionInstance] = []
@@ -287,7 +299,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
             continue
         phrasings = nl.phrasings(tid)
         for _ in range(MAX_TRIES):
-            drawn = _draw(tid, m, rng)
+            drawn = _draw(tid, m, rng, variety)
             if drawn is None:
                 if tid in (5, 12, 13, 14, 15):
                     # structural: may still succeed with other random choices, but not for tid 5/14/15

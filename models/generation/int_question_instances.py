@@ -11,4 +11,5 @@ def model(dbt, session):
                   .order("table_id, row_group, col_group").df())
     tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates)
     return generate_all(tables, dbt.ref("stg_nl_templates").df(), dbt.ref("stg_nl_table_meanings").df(),
-                        dbt.ref("stg_domain_attributes").df(), int(parse_config(dbt.config.get("seed"))))
+                        dbt.ref("stg_domain_attributes").df(), int(parse_config(dbt.config.get("seed"))),
+                        variety=parse_config(dbt.config.get("question_variety")) or "paper")

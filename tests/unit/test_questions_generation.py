@@ -140,3 +140,43 @@ def test_unbalanced_conditions_only_on_existing_levels():
             for f in q.spec["filters"]:
                 assert None not in f["values"]
             assert format_gt(q.answer_rows)
+
+
+def _aggregates(q):
+    return [s["function"] for s in q.spec["select"] if s["kind"] == "aggregate"]
+
+
+def test_paper_variety_follows_table_iii(seed_generated):
+    # SQL4, SQL7 and SQL8 carry AGG1 and AGG2; SQL9 is MIN(Value) grouped by the left-most row attribute
+    seen = set()
+    for _, qs in seed_generated:
+        for q in qs:
+            if q.template_id in (4, 7, 8):
+                assert len(_aggregates(q)) == 2, q.sql
+                seen.add(q.template_id)
+            if q.template_id == 9:
+                assert _aggregates(q) == ["min"], q.sql
+                assert "MIN(" in q.sql.upper()
+                seen.add(9)
+    assert seen == {4, 7, 8, 9}
+
+
+def test_extended_variety_keeps_the_wider_choices():
+    fr = load_seed_frames()
+    counts, sql9 = set(), set()
+    for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
+        nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+        for i in range(4):
+            for q in generate_questions(toy_table(fr, dom, i, seed=11), nl, 5, variety="extended"):
+                if q.template_id in (4, 7, 8):
+                    counts.add(len(_aggregates(q)))
+                if q.template_id == 9:
+                    sql9.update(_aggregates(q))
+    assert counts == {1, 2}
+    assert len(sql9) > 1
+
+
+def test_unknown_variety_is_an_error_naming_the_var():
+    t = tables()[0]
+    with pytest.raises(ValueError, match="question_variety"):
+        generate_questions(t, NL, 3, variety="wide")
