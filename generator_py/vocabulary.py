@@ -48,6 +48,9 @@ class Domain:
     ranges: dict[str, ValueRange]
 
 
+GT_DELIMITERS = ("{", "}", "|")
+
+
 def rows_with_lines(df: pd.DataFrame) -> Iterable[tuple[int, dict]]:
     """Seed rows with their CSV line numbers (line 1 is the header)."""
     for i, rec in enumerate(df.to_dict("records")):
@@ -119,8 +122,10 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
         if lvl > code.n_levels:
             raise SeedError("domain_values", line, f"level {lvl} exceeds the {code.n_levels} level(s) of code {code.code!r}", ctx)
         pos = _level(r["position"], "domain_values", line, ctx, "position")
-        if not r["label"] or "|" in r["label"]:
-            raise SeedError("domain_values", line, f"label {r['label']!r} is empty or contains '|'", ctx)
+        # `{`, `}` and `|` delimit values and rows of the gt string: a label holding one would break it
+        if not r["label"] or any(ch in r["label"] for ch in GT_DELIMITERS):
+            raise SeedError("domain_values", line,
+                            f"label {r['label']!r} is empty or contains one of {' '.join(GT_DELIMITERS)} (gt delimiters)", ctx)
         key = (r["domain"], r["code"], lvl, r["label"])
         if key in nodes:
             raise SeedError("domain_values", line, f"duplicate value {r['label']!r} at level {lvl} of code {code.code!r}", ctx)

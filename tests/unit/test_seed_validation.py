@@ -63,6 +63,9 @@ def test_valid_seeds_expand():
     ("ranges", 0, "max", "many", "domain_value_ranges", 2, "is not a number"),
     ("values", 3, "label", "Male", "domain_values", 5, "duplicate value 'Male'"),
     ("values", 8, "parent_label", "Fish", "domain_values", 10, "parent_label 'Fish'"),
+    ("values", 2, "label", "Ma|le", "domain_values", 4, "gt delimiters"),
+    ("values", 2, "label", "{Male}", "domain_values", 4, "gt delimiters"),
+    ("values", 4, "label", "Dairy}", "domain_values", 6, "gt delimiters"),
     ("attributes", 1, "kind", "nominal", "domain_attributes", 3, "kind 'nominal'"),
     ("options", 4, "value", "middle_bottom", "table_template_options", 6, "col_row_agg_pos value 'middle_bottom'"),
 ])
