@@ -82,3 +82,33 @@ def test_sample_count_must_match_code_count():
     bad = with_cell(TEMPLATES, 0, "row_samples", "[0]")
     with pytest.raises(SeedError, match="1 interval\\(s\\) for 2 code\\(s\\)"):
         load(templates=bad)
+
+
+def test_option_weights_multiply_replicas():
+    # agg positions weighted 3:1, row formats 1:2: replicas = replica x weight product, one variant per combination
+    options = pd.concat([OPTIONS[OPTIONS["option"].isin(["replica", "shuffle", "col_row_levels", "col_row_name_pos"])],
+                         pd.DataFrame([["*", "col_row_agg_pos", "right_bottom", "3"], ["*", "col_row_agg_pos", "none_none", ""],
+                                       ["*", "row_format", "new", None], ["*", "row_format", "indent", "2"]],
+                                      columns=["domain", "option", "value", "weight"])], ignore_index=True)
+    _, _, variants = load(options=options)
+    got = sorted((v.col_agg_pos, v.row_format, v.replicas) for v in variants)
+    assert got == [("none", "indent", 4), ("none", "new", 2), ("right", "indent", 12), ("right", "new", 6)]
+
+
+@pytest.mark.parametrize("value, weight, problem", [
+    ("left_top", "0", "weight '0' is not a positive integer"),
+    ("left_top", "1.5", "weight '1.5' is not a positive integer"),
+    ("none_none", "2", "col_row_agg_pos value 'none_none' is listed twice"),
+])
+def test_bad_option_weight_names_line(value, weight, problem):
+    options = pd.concat([OPTIONS.assign(weight=""), pd.DataFrame(
+        [["*", "col_row_agg_pos", "none_none", ""], ["*", "col_row_agg_pos", value, weight]],
+        columns=["domain", "option", "value", "weight"])], ignore_index=True)
+    with pytest.raises(SeedError) as err:
+        load(options=options)
+    assert "seeds/table_template_options.csv line 9" in str(err.value) and problem in str(err.value)
+
+
+def test_replica_takes_no_weight():
+    with pytest.raises(SeedError, match="line 2.*replica takes no weight"):
+        load(options=OPTIONS.assign(weight=["2", "", "", "", "", ""]))
