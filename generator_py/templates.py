@@ -10,9 +10,7 @@ from typing import Optional
 import pandas as pd
 
 from .errors import SeedError
-from .vocabulary import Domain, ValueRange, parse_range, rows_with_lines
-
-AGG_FUNCTIONS = ("sum", "avg", "min", "max")
+from .vocabulary import AGG_FUNCTIONS, Domain, ValueRange, parse_range, rows_with_lines
 OPTIONS = ("replica", "shuffle", "col_row_levels", "col_row_name_pos", "col_row_agg_pos", "row_format")
 SHUFFLES = ("none", "rows", "cols", "rowscols", "all")
 NAME_POSITIONS = ("none_none", "top_left", "none_left")
@@ -114,6 +112,8 @@ def load_templates(df: pd.DataFrame, domains: dict[str, Domain]) -> list[TableTe
             axes[axis] = (codes[axis], tuple(parse_sample(s, line, ctx) for s in samples_text))
         if r["agg_fun1"] not in AGG_FUNCTIONS:
             raise SeedError("table_templates", line, f"unknown agg function {r['agg_fun1']!r}; use one of {', '.join(AGG_FUNCTIONS)}", ctx)
+        if r["agg_fun1"] not in rng.aggregations:
+            raise SeedError("table_templates", line, f"agg_fun1 {r['agg_fun1']!r} is not an aggregation the measure {values!r} admits ({';'.join(rng.aggregations)}, domain_value_ranges)", ctx)
         if not r["agg_name1"]:
             raise SeedError("table_templates", line, "agg_name1 is empty", ctx)
         templates.append(TableTemplate(r["domain"], r["template_name"], r["value_name"] or r["template_name"], rng,

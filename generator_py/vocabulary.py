@@ -34,11 +34,16 @@ class Code:
         return len(self.attribute_names)
 
 
+AGG_FUNCTIONS = ("sum", "avg", "min", "max")
+
+
 @dataclass(frozen=True)
 class ValueRange:
     low: float
     high: float
     is_integer: bool
+    # what the measure admits: sums of counts, amounts and durations; no sum of temperatures or scores
+    aggregations: tuple[str, ...] = AGG_FUNCTIONS
 
 
 @dataclass
@@ -46,6 +51,8 @@ class Domain:
     name: str
     codes: dict[str, Code]
     ranges: dict[str, ValueRange]
+    # attributes whose values split the measure into parts that do not add up (imports vs exports)
+    non_additive: set[str] = field(default_factory=set)
 
 
 GT_DELIMITERS = ("{", "}", "|")
@@ -75,6 +82,17 @@ def make_range(low: Optional[str], high: Optional[str], seed: str, line: int, co
     return ValueRange(lo, hi, "." not in low and "." not in high)
 
 
+def parse_aggregations(text: Optional[str], seed: str, line: int, context: str) -> tuple[str, ...]:
+    """`avg;min;max` -> the aggregations a measure admits, in AGG_FUNCTIONS order; blank admits all four."""
+    if not text:
+        return AGG_FUNCTIONS
+    names = [a.strip() for a in text.split(";") if a.strip()]
+    bad = [a for a in names if a not in AGG_FUNCTIONS]
+    if bad or len(names) < 2:
+        raise SeedError(seed, line, f"aggregations {text!r} is not a ;-list of at least two of {', '.join(AGG_FUNCTIONS)}", context)
+    return tuple(a for a in AGG_FUNCTIONS if a in names)
+
+
 def _level(text: Optional[str], seed: str, line: int, context: str, name: str = "level") -> int:
     if text is None or not text.isdigit() or int(text) < 1:
         raise SeedError(seed, line, f"{name} {text!r} is not a positive integer", context)
@@ -85,6 +103,7 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
     domains: dict[str, Domain] = {}
     levels: dict[tuple[str, str], dict[int, str]] = {}
     kinds: dict[tuple[str, str], str] = {}
+    non_additive: dict[str, set[str]] = {}
     for line, r in rows_with_lines(attributes):
         ctx = f"domain={r['domain']}, code={r['code']}"
         if not r["domain"] or not r["code"] or not IDENTIFIER.match(r["code"]):
@@ -105,10 +124,15 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
         if r["attribute_name"] in names:
             raise SeedError("domain_attributes", line, f"attribute_name {r['attribute_name']!r} is used twice in domain {r['domain']!r}", ctx)
         levels[key][lvl] = r["attribute_name"]
+        additive = (r.get("additive") or "yes").lower()
+        if additive not in ("yes", "no"):
+            raise SeedError("domain_attributes", line, f"additive {r.get('additive')!r} is not yes or no (blank: yes)", ctx)
+        if additive == "no":
+            non_additive.setdefault(r["domain"], set()).add(r["attribute_name"])
     for (dom, code), lv in levels.items():
         if sorted(lv) != list(range(1, len(lv) + 1)):
             raise SeedError("domain_attributes", None, f"levels of code {code!r} are {sorted(lv)}, not 1..n", f"domain={dom}")
-        domains.setdefault(dom, Domain(dom, {}, {})).codes[code] = Code(code, kinds[(dom, code)], [lv[i] for i in sorted(lv)], [])
+        domains.setdefault(dom, Domain(dom, {}, {}, non_additive.get(dom, set()))).codes[code] = Code(code, kinds[(dom, code)], [lv[i] for i in sorted(lv)], [])
 
     nodes: dict[tuple[str, str, int, str], ValueNode] = {}
     # Parents before children whatever the file order, so a child may be listed before its parent.
@@ -150,7 +174,9 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
         ctx = f"domain={r['domain']}, shortcut={r['shortcut']}"
         if r["domain"] not in domains:
             raise SeedError("domain_value_ranges", line, f"domain {r['domain']!r} has no attributes in domain_attributes", ctx)
-        domains[r["domain"]].ranges[r["shortcut"]] = make_range(r["min"], r["max"], "domain_value_ranges", line, ctx, "value range")
+        rng = make_range(r["min"], r["max"], "domain_value_ranges", line, ctx, "value range")
+        aggs = parse_aggregations(r.get("aggregations"), "domain_value_ranges", line, ctx)
+        domains[r["domain"]].ranges[r["shortcut"]] = ValueRange(rng.low, rng.high, rng.is_integer, aggs)
     return domains
 
 
