@@ -258,6 +258,10 @@ def _valid(tid: int, spec: dict, answer: list, sel: list[tuple], m: TableModel, 
     n_selected = len(sel)
     if not answer:
         return False
+    # One width per answer: an instance whose answer would hold a level missing in an unbalanced branch
+    # (a NULL, left out of the gt string) is redrawn, so every answer row has the width of the SELECT list.
+    if any(v is None for row in answer for v in row):
+        return False
     if tid == 1:
         return len(answer) == 1
     if tid == 5:

@@ -193,7 +193,7 @@ class DomainNL:
     domain: str
     template_name: str
     value_meaning: str
-    report: ParsedTemplate
+    report: tuple  # ParsedTemplate per wording of the report sentence
     templates: dict  # template_id -> tuple[ParsedTemplate, ...] (ordered by phrasing)
     attribute_codes: dict  # attribute name -> (code, level)
 
@@ -241,9 +241,11 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
                               f"template_name={template_name!r}, found {len(mrows)}")
     m = mrows.iloc[0]
     mrow = {"domain": domain, "template_name": m["template_name"], "template_id": "report", "phrasing": 0}
-    report = parse_template(str(m["report_sentence"]), names, 0, 0, mrow, MEANINGS_FILE)
-    if "REPORTATTR" not in report.reserved:
-        raise _err("the report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
+    # several wordings, `;`-separated: questions of one table do not all end in the same sentence
+    report = tuple(parse_template(text.strip(), names, 0, k + 1, mrow, MEANINGS_FILE)
+                   for k, text in enumerate(str(m["report_sentence"]).split(";")) if text.strip())
+    if not report or any("REPORTATTR" not in r.reserved for r in report):
+        raise _err("every report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
     return DomainNL(domain, template_name, str(m["value_meaning"]), report,
                     {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes)
 
@@ -421,7 +423,14 @@ def _reserved_text(name: str, ctx: _Ctx, scope: Scope) -> Optional[str]:
         return and_list([display_name(a) for a in names]) if names else None
     if name == "OPANDVAL":
         cmp_ = scope.comparison or (f.outer.sub.comparison if f.outer.sub else None)
-        return f"{OP_WORDS[cmp_[0]]} {cmp_[1]}" if cmp_ else None
+        if not cmp_:
+            return None
+        text = f"{OP_WORDS[cmp_[0]]} {cmp_[1]}"
+        members = [a for a in f.projected_attrs if a not in f.outer.semi_attrs] if f.outer.semi_attrs else []
+        if scope is f.outer.sub and members:
+            # the sub-query keeps a group when any one of its rows passes: say so
+            text += f" for at least one {display_name(members[-1])}"
+        return text
     if name == "NESTED":
         return "" if f.outer.sub is not None else None
     if name == "REPORTATTR":
@@ -679,5 +688,6 @@ def render_question(template: ParsedTemplate, ast: exp.Select, nl: DomainNL,
         if facts.projects_value:
             names.append(nl.value_meaning)
         rctx = _Ctx(facts, nl, report_attrs=names)
-        text = text + " " + _render_plan(_template_plan(nl.report.tokens), rctx, outer, None)
+        report = nl.report[(template.template_id + template.phrasing) % len(nl.report)]
+        text = text + " " + _render_plan(_template_plan(report.tokens), rctx, outer, None)
     return text
