@@ -112,3 +112,31 @@ def test_bad_option_weight_names_line(value, weight, problem):
 def test_replica_takes_no_weight():
     with pytest.raises(SeedError, match="line 2.*replica takes no weight"):
         load(options=OPTIONS.assign(weight=["2", "", "", "", "", ""]))
+
+
+def test_measure_aggregations_and_non_additive_attributes_are_read():
+    ranges = RANGES.assign(aggregations=["avg;max;min"])
+    attributes = ATTRIBUTES.assign(additive=["", "no", "yes", None])
+    vocab, templates, _ = load(ranges=ranges, attributes=attributes,
+                               templates=with_cell(TEMPLATES, 0, "agg_fun1", "avg"))
+    assert templates[0].value_range.aggregations == ("avg", "min", "max")
+    assert vocab["d"].non_additive == {"Gender"}
+
+
+@pytest.mark.parametrize("frame, col, value, seed, line, problem", [
+    ("ranges", "aggregations", "avg;median", "domain_value_ranges", 2, "is not a ;-list of at least two"),
+    ("ranges", "aggregations", "avg", "domain_value_ranges", 2, "is not a ;-list of at least two"),
+    ("attributes", "additive", "maybe", "domain_attributes", 2, "additive 'maybe' is not yes or no"),
+])
+def test_bad_measure_columns_name_file_line(frame, col, value, seed, line, problem):
+    frames = {"ranges": RANGES, "attributes": ATTRIBUTES}
+    df = frames[frame].assign(**{col: ""})
+    with pytest.raises(SeedError) as err:
+        load(**{frame: with_cell(df, 0, col, value)})
+    assert f"seeds/{seed}.csv line {line}" in str(err.value) and problem in str(err.value)
+
+
+def test_template_aggregate_must_be_admitted_by_its_measure():
+    # a template that sums a measure admitting only avg/min/max (a temperature) is rejected
+    with pytest.raises(SeedError, match="line 2.*agg_fun1 'sum' is not an aggregation the measure 'count' admits"):
+        load(ranges=RANGES.assign(aggregations=["avg;min;max"]))
