@@ -41,6 +41,8 @@ class TableTemplate:
     agg_name: str
     agg_fun: str
     line: int
+    # narrower ranges where a cell's header labels match: (((attribute, label), ...), ValueRange)
+    conditional_ranges: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,8 @@ def load_templates(df: pd.DataFrame, domains: dict[str, Domain]) -> list[TableTe
             raise SeedError("table_templates", line, "agg_name1 is empty", ctx)
         templates.append(TableTemplate(r["domain"], r["template_name"], r["value_name"] or r["template_name"], rng,
                                        axes["row"][0], axes["row"][1], axes["col"][0], axes["col"][1],
-                                       r["agg_name1"], r["agg_fun1"], line))
+                                       r["agg_name1"], r["agg_fun1"], line,
+                                       tuple(dom.conditional_ranges.get(values, ()))))
     return templates
 
 

@@ -53,6 +53,8 @@ class Domain:
     ranges: dict[str, ValueRange]
     # attributes whose values split the measure into parts that do not add up (imports vs exports)
     non_additive: set[str] = field(default_factory=set)
+    # shortcut -> [(((attribute, label), ...), range)]: narrower ranges where header labels match, file order
+    conditional_ranges: dict[str, list] = field(default_factory=dict)
 
 
 GT_DELIMITERS = ("{", "}", "|")
@@ -170,14 +172,50 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
                 raise SeedError("domain_values", None, f"code {code.code!r} has no values", f"domain={dom.name}")
             _sort_tree(code.roots)
 
+    # labels per (domain, attribute name), for conditions
+    labels: dict[tuple[str, str], set[str]] = {}
+    for (d, c, lvl, label) in nodes:
+        labels.setdefault((d, domains[d].codes[c].attribute_names[lvl - 1]), set()).add(label)
+    conditional = []
     for line, r in rows_with_lines(ranges):
         ctx = f"domain={r['domain']}, shortcut={r['shortcut']}"
         if r["domain"] not in domains:
             raise SeedError("domain_value_ranges", line, f"domain {r['domain']!r} has no attributes in domain_attributes", ctx)
         rng = make_range(r["min"], r["max"], "domain_value_ranges", line, ctx, "value range")
         aggs = parse_aggregations(r.get("aggregations"), "domain_value_ranges", line, ctx)
-        domains[r["domain"]].ranges[r["shortcut"]] = ValueRange(rng.low, rng.high, rng.is_integer, aggs)
+        dom = domains[r["domain"]]
+        if not r.get("condition"):
+            if r["shortcut"] in dom.ranges:
+                raise SeedError("domain_value_ranges", line, f"shortcut {r['shortcut']!r} has two unconditional ranges", ctx)
+            dom.ranges[r["shortcut"]] = ValueRange(rng.low, rng.high, rng.is_integer, aggs)
+        else:
+            conditional.append((line, r, ctx, rng))
+    for line, r, ctx, rng in conditional:
+        dom = domains[r["domain"]]
+        base = dom.ranges.get(r["shortcut"])
+        if base is None:
+            raise SeedError("domain_value_ranges", line, f"conditional range for shortcut {r['shortcut']!r}, which has no unconditional range", ctx)
+        if rng.is_integer != base.is_integer:
+            raise SeedError("domain_value_ranges", line, "a conditional range must be integer or decimal like its shortcut's range", ctx)
+        if r.get("aggregations"):
+            raise SeedError("domain_value_ranges", line, "aggregations belong to the shortcut's unconditional range", ctx)
+        cond = _parse_condition(r["condition"], dom, labels, line, ctx)
+        dom.conditional_ranges.setdefault(r["shortcut"], []).append((cond, ValueRange(rng.low, rng.high, rng.is_integer, base.aggregations)))
     return domains
+
+
+def _parse_condition(text: str, dom: Domain, labels: dict, line: int, ctx: str) -> tuple[tuple[str, str], ...]:
+    """`Country=Singapore;Month=July` -> ((attribute, label), ...): all must hold for the range to apply."""
+    out = []
+    for part in text.split(";"):
+        attr, eq, label = part.partition("=")
+        attr, label = attr.strip(), label.strip()
+        if not eq or (dom.name, attr) not in labels:
+            raise SeedError("domain_value_ranges", line, f"condition {part.strip()!r} is not Attribute=label with an attribute of domain {dom.name!r}", ctx)
+        if label not in labels[(dom.name, attr)]:
+            raise SeedError("domain_value_ranges", line, f"condition {part.strip()!r}: {label!r} is not a value of {attr}", ctx)
+        out.append((attr, label))
+    return tuple(out)
 
 
 def _level_or_zero(text: Optional[str]) -> int:

@@ -127,3 +127,18 @@ def test_natural_wording_patterns_are_gone(ci_db):
     found = {name: sum(1 for q in questions if p.search(q)) for name, p in patterns.items()}
     assert not any(found.values()), found
     assert sum(1 for q in questions if ", for each " in q) > 100  # grouping still said, at the end
+
+
+def test_values_follow_the_most_specific_range(ci_db):
+    # weather: Singapore is never cold, Norway's January never warm (seeds/domain_value_ranges.csv)
+    def extent(where: str):
+        return ci_db.execute(f"""
+            with cells as (
+                select value, map_from_entries(list_zip(list_concat(row_attributes, col_attributes),
+                                                        list_concat(row_labels, col_labels))) as labels
+                from int_relational_rows where table_id like 'syn--weather--%')
+            select count(*), min(value), max(value) from cells where {where}""").fetchone()
+    n, lo, hi = extent("labels['Country'] = 'Singapore'")
+    assert n > 100 and 25 <= lo and hi <= 34
+    n, lo, hi = extent("labels['Country'] = 'Norway' and labels['Month'] = 'January'")
+    assert n > 10 and -22 <= lo and hi <= 3

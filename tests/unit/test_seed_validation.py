@@ -140,3 +140,48 @@ def test_template_aggregate_must_be_admitted_by_its_measure():
     # a template that sums a measure admitting only avg/min/max (a temperature) is rejected
     with pytest.raises(SeedError, match="line 2.*agg_fun1 'sum' is not an aggregation the measure 'count' admits"):
         load(ranges=RANGES.assign(aggregations=["avg;min;max"]))
+
+
+def _conditional_ranges(*rows):
+    base = RANGES.assign(aggregations="", condition="")
+    extra = pd.DataFrame([["d", "count", lo, hi, "", cond] for lo, hi, cond in rows], columns=list(base.columns))
+    return pd.concat([base, extra], ignore_index=True)
+
+
+def test_most_specific_conditional_range_is_used():
+    from generator_py.sampling import sample_table
+
+    ranges = _conditional_ranges(("100", "199", "Gender=Male"), ("500", "599", "Gender=Male;Year=2021"),
+                                 ("300", "399", "Category=Dairy"))
+    options = with_cell(OPTIONS, 2, "value", "1_3")  # rows show Category, Item and Gender
+    vocab, templates, variants = load(ranges=ranges, options=options)
+    t = templates[0]
+    assert len(t.conditional_ranges) == 3
+    s = sample_table(t, variants[0], vocab["d"], 1, 5)
+    names = [a.name for a in s.row_attributes] + [a.name for a in s.col_attributes]
+    seen = 0
+    for i, rl in enumerate(s.row_leaves):
+        for j, cl in enumerate(s.col_leaves):
+            labels = dict(zip(names, rl.labels + cl.labels))
+            v = s.values[i, j]
+            if labels["Gender"] == "Male" and labels["Year"] == "2021":
+                assert 500 <= v <= 599
+            elif labels["Gender"] == "Male":
+                assert 100 <= v <= 199
+            elif labels.get("Category") == "Dairy":
+                assert 300 <= v <= 399
+            else:
+                assert 10 <= v <= 999
+            seen += 1
+    assert seen >= 8
+
+
+@pytest.mark.parametrize("cond, problem", [
+    ("Colour=Red", "is not Attribute=label"),
+    ("Gender=Other", "'Other' is not a value of Gender"),
+    ("Gender", "is not Attribute=label"),
+])
+def test_bad_condition_names_line(cond, problem):
+    with pytest.raises(SeedError) as err:
+        load(ranges=_conditional_ranges(("100", "199", cond)))
+    assert "seeds/domain_value_ranges.csv line 3" in str(err.value) and problem in str(err.value)
