@@ -123,6 +123,7 @@ def test_natural_wording_patterns_are_gone(ci_db):
         "Please, report": re.compile(r"Please, report"),
         "for each X, of ...": re.compile(r"for each [^,?.]+, of\b"),
         "Import Export": re.compile(r"Import Export"),
+        "a value without its head noun": re.compile(r"\b(?:Civil|Mechanical|Electrical|Chemical)\b(?! Engineering)|\bon Week(?:day|end)\b"),
     }
     found = {name: sum(1 for q in questions if p.search(q)) for name, p in patterns.items()}
     assert not any(found.values()), found
@@ -142,3 +143,15 @@ def test_values_follow_the_most_specific_range(ci_db):
     assert n > 100 and 25 <= lo and hi <= 34
     n, lo, hi = extent("labels['Country'] = 'Norway' and labels['Month'] = 'January'")
     assert n > 10 and -22 <= lo and hi <= 3
+
+
+def test_coordination_scope_is_clear(ci_db):
+    # "Private or Mixed projects of type Shopping mall or Hotel", not "Private or Mixed Shopping mall or Hotel projects"
+    rows = ci_db.execute("select question, spec_json from benchmark_questions where dataset = 'constructions'").fetchall()
+    both = 0
+    for question, spec_json in rows:
+        attrs = {f["attribute"] for f in json.loads(spec_json)["filters"]}
+        if "Funding" in attrs and attrs & {"Project_Type", "Sector"}:
+            both += 1
+            assert " projects of type " in question, question
+    assert both > 50
