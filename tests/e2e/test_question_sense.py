@@ -128,6 +128,10 @@ def test_natural_wording_patterns_are_gone(ci_db):
     found = {name: sum(1 for q in questions if p.search(q)) for name, p in patterns.items()}
     assert not any(found.values()), found
     assert sum(1 for q in questions if ", for each " in q) > 100  # grouping still said, at the end
+    # attributes are named as a person says them (domain_attributes.spoken_name), not as column names
+    column_names = re.compile(r"\b(?:Victim Age|Time Of Day|Sky Condition|Day Type|Degree Level)\b")
+    assert not [q for q in questions if column_names.search(q)]
+    assert sum(1 for q in questions if "for each age group" in q or "for each time of day" in q) > 20
 
 
 def test_values_follow_the_most_specific_range(ci_db):
