@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 import pandas as pd  # noqa: E402
 
 from generator_py.cross_check import compare_answers, sqlite_answers  # noqa: E402
-from generator_py.question_build import generate_all, relational_tables  # noqa: E402
+from generator_py.question_build import generate_all, relational_tables, template_measures  # noqa: E402
 from generator_py.questions import question_diversity  # noqa: E402
 
 
@@ -47,7 +47,9 @@ def _load_duckdb(path: str) -> dict:
         return {"instances": con.table("intermediate.int_table_instances").df(), "rows": con.table("intermediate.int_relational_rows").df(),
                 "aggregates": aggregates, "nl": con.table("staging.stg_nl_templates").df(),
                 "meanings": con.table("staging.stg_nl_table_meanings").df(),
-                "attributes": con.table("staging.stg_domain_attributes").df()}
+                "attributes": con.table("staging.stg_domain_attributes").df(),
+                "measures": template_measures(*(con.table(f"staging.stg_{n}").df() for n in (
+                    "domain_attributes", "domain_values", "domain_value_ranges", "table_templates")))}
     finally:
         con.close()
 
@@ -75,6 +77,7 @@ def main() -> None:
     real = bool(args.duckdb) and not args.toy
     load_times, rel_times, gen_times, check_times = [], [], [], []
     result = tables = None
+    measures = None
     for _ in range(args.repeats):
         if real:
             t0 = time.perf_counter()
@@ -83,12 +86,13 @@ def main() -> None:
             tables = relational_tables(d["instances"], d["rows"], d["aggregates"])
             t2 = time.perf_counter()
             nl = (d["nl"], d["meanings"], d["attributes"])
+            measures = d["measures"]
             load_times.append(t1 - t0)
             rel_times.append(t2 - t1)
         elif tables is None:
             tables, nl = _toy_tables(args.toy or 4700)
         t2 = time.perf_counter()
-        result = generate_all(tables, *nl, args.seed, workers=args.workers)
+        result = generate_all(tables, *nl, args.seed, workers=args.workers, measures=measures)
         gen_times.append(time.perf_counter() - t2)
     q = result.select(["question_id", "table_id", "sql", "question", "py_answer_json"]).to_pylist()
     n = len(q)

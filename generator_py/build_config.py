@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 import pandas as pd
 
-from .dbt_inputs import bool_var, domains_var, parse_config, replicas_var, seed_var, share_var
+from .dbt_inputs import bool_var, domains_var, parse_config, replicas_var, seed_var, share_var, variety_var
 
 #: Default of var max_failed_request_share: above this share of failed requests per model the build fails.
 DEFAULT_MAX_FAILED_SHARE = 0.05
@@ -28,6 +28,7 @@ def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = 
         "seed": seed_var(raw.get("seed")),
         "replicas": replicas_var(raw.get("replicas")),
         "domains": domains_var(raw.get("domains"), known_domains),
+        "question_variety": variety_var(raw.get("question_variety")),
         "cross_check": bool_var("cross_check", raw.get("cross_check"), False),
         "max_failed_request_share": share_var("max_failed_request_share", raw.get("max_failed_request_share"),
                                               DEFAULT_MAX_FAILED_SHARE),
@@ -58,8 +59,9 @@ def file_digest(path: Optional[Path]) -> Optional[str]:
 
 
 def build_fingerprint(checked: Mapping[str, Any], input_digests: Mapping[str, Optional[str]]) -> str:
-    """16 hex digits naming what shaped the benchmark: seed, replicas, domains and the input digests."""
+    """16 hex digits naming what shaped the benchmark: seed, replicas, domains, question variety and the inputs."""
     shaping = {"seed": checked["seed"], "replicas": checked["replicas"],
+               "question_variety": checked.get("question_variety", "paper"),
                "domains": sorted(checked["domains"]) if checked["domains"] else None,
                "inputs": dict(sorted(input_digests.items()))}
     canonical = json.dumps(shaping, sort_keys=True, separators=(",", ":"))

@@ -74,5 +74,17 @@ def share_var(name: str, raw, default: float) -> float:
     return float(value)
 
 
+def variety_var(raw) -> str:
+    """var question_variety: one of the question generator's varieties (default `paper`)."""
+    from .questions.generate import QUESTION_VARIETIES
+
+    value = parse_config(raw)
+    if value is None:
+        return "paper"
+    if value not in QUESTION_VARIETIES:
+        raise ValueError(f"var question_variety must be one of {', '.join(QUESTION_VARIETIES)}, got {value!r}")
+    return value
+
+
 def scale_options(replicas, domains) -> dict:
     return {"replicas": replicas_var(replicas), "domains": domains_var(domains)}

@@ -17,9 +17,11 @@ from typing import Optional, Sequence
 import pandas as pd
 import pyarrow as pa
 
-from .questions import METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, generate_questions, load_domain_nl
+from .questions import METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, Measure, generate_questions, load_domain_nl
 from .questions.spec import VALUE, Rows
 from .relational import RelationalTable, ShownAggregate, TableAttribute
+from .templates import load_templates
+from .vocabulary import load_domains
 
 # columns of int_question_instances, in order
 COLUMNS = (("question_id", "table_id", "template_id", "phrasing", "question", "sql", "sql_literals", "spec_json",
@@ -100,6 +102,14 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
 # ------------------------------------------------------------------ generation
 
 
+def template_measures(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.DataFrame,
+                      templates: pd.DataFrame) -> dict[tuple[str, str], Measure]:
+    """(domain, template_name) -> what the vocabulary says about the template's measure."""
+    vocab = load_domains(attributes, values, ranges)
+    return {(t.domain, t.template_name): Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive))
+            for t in load_templates(templates, vocab)}
+
+
 def _compact(t: RelationalTable) -> tuple:
     """A table as plain tuples (cheap to pickle)."""
     rows = getattr(t, "plain_rows", None)
@@ -121,9 +131,10 @@ _SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
 _ANSWER_JSON = json.JSONEncoder(default=str).encode
 
 
-def _question_rows(table: RelationalTable, nl, seed: int) -> list[tuple]:
+def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure) -> list[tuple]:
     out = []
-    for q in generate_questions(table, nl, seed, rows=getattr(table, "plain_rows", None)):
+    for q in generate_questions(table, nl, seed, rows=getattr(table, "plain_rows", None), variety=variety,
+                                measure=measure):
         md, pr = q.metadata, q.properties
         out.append((q.question_id, q.table_id, q.template_id, q.phrasing, q.question, q.sql, q.sql_literals,
                     _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
@@ -153,28 +164,24 @@ def _young_gc():
 _WORKER: dict = {}
 
 
-def _init_worker(nls: dict, seed: int) -> None:
+def _init_worker(nls: dict, seed: int, variety: str, measures: dict) -> None:
     gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
     _WORKER["nls"] = nls
+    _WORKER["measures"] = measures
     _WORKER["seed"] = seed
+    _WORKER["variety"] = variety
 
 
 def _work(chunk: list[tuple]) -> list[tuple]:
-    nls, seed = _WORKER["nls"], _WORKER["seed"]
+    nls, seed, variety, measures = _WORKER["nls"], _WORKER["seed"], _WORKER["variety"], _WORKER["measures"]
     out: list[tuple] = []
     with _young_gc() as collect:
         for c in chunk:
             t = _uncompact(c)
-            out.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed))
+            key = (t.domain, t.template_name)
+            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure())))
             collect()
     return out
-
-
-def _generate_chunk(args) -> list[dict]:
-    """Question rows (dicts of COLUMNS) of `tables`; args = (tables, (nl_templates, meanings, attributes), seed)."""
-    tables, nl_frames, seed = args
-    nls = {k: load_domain_nl(*nl_frames, *k) for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
-    return [dict(zip(COLUMNS, r)) for t in tables for r in _question_rows(t, nls[(t.domain, t.template_name)], seed)]
 
 
 def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
@@ -198,8 +205,13 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
-                 attributes: pd.DataFrame, seed: int, workers: Optional[int] = None) -> pa.Table:
-    """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers."""
+                 attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
+                 variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None) -> pa.Table:
+    """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
+
+    `measures`: per (domain, template_name), see template_measures; a template without one admits every
+    aggregate."""
+    measures = measures or {}
     nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k)
            for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
     workers = workers or min(2, os.cpu_count() or 1)
@@ -207,14 +219,15 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
         chunks = _chunks(tables, workers * 4)
         jobs = [[_compact(tables[i]) for i in c] for c in chunks]
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed)) as pool:
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures)) as pool:
             parts = list(pool.map(_work, jobs))
         rows = [r for part in parts for r in part]
     else:
         rows = []
         with _young_gc() as collect:
             for t in tables:
-                rows.extend(_question_rows(t, nls[(t.domain, t.template_name)], seed))
+                key = (t.domain, t.template_name)
+                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure())))
                 collect()
     rows.sort(key=lambda r: r[0])
     return _to_arrow(rows)

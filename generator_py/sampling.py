@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from .templates import Sample, TableTemplate, Variant
-from .vocabulary import Code, Domain, ValueNode
+from .vocabulary import Code, Domain, ValueNode, ValueRange
 
 Path = tuple[Optional[str], ...]
 
@@ -133,10 +133,12 @@ def group_matrix(leaves: list[AxisLeaf]) -> np.ndarray:
     return m
 
 
-def draw_values(n: int, t: TableTemplate, rng: random.Random, exclude: set[int]) -> list[int]:
+def draw_values(n: int, t: TableTemplate, rng: random.Random, exclude: set[int],
+                value_range: Optional[ValueRange] = None) -> list[int]:
     """n distinct values in hundredths, drawn in [m, M]; the range overflows upwards when too small."""
-    scale = 1 if t.value_range.is_integer else 100
-    low, high = round(t.value_range.low * scale), round(t.value_range.high * scale)
+    vr = value_range or t.value_range
+    scale = 1 if vr.is_integer else 100
+    low, high = round(vr.low * scale), round(vr.high * scale)
     if high - low + 1 < n + len(exclude):
         high = low + n + len(exclude) - 1
     out: list[int] = []
@@ -146,6 +148,25 @@ def draw_values(n: int, t: TableTemplate, rng: random.Random, exclude: set[int])
                 exclude.add(x)
                 out.append(x)
     return [x * (100 // scale) for x in out]
+
+
+def cell_ranges(t: TableTemplate, row_attrs: list[AxisAttribute], row_leaves: list[AxisLeaf],
+                col_attrs: list[AxisAttribute], col_leaves: list[AxisLeaf]) -> list[list[ValueRange]]:
+    """The most specific range per cell: the matching conditional range with the most conditions (the
+    first in file order among equals), else the template's range."""
+    out = []
+    for rl in row_leaves:
+        row = []
+        for cl in col_leaves:
+            labels = {a.name: x for a, x in zip(row_attrs, rl.labels) if x is not None}
+            labels.update((a.name, x) for a, x in zip(col_attrs, cl.labels) if x is not None)
+            best, best_n = t.value_range, 0
+            for cond, vr in t.conditional_ranges:
+                if len(cond) > best_n and all(labels.get(a) == v for a, v in cond):
+                    best, best_n = vr, len(cond)
+            row.append(best)
+        out.append(row)
+    return out
 
 
 def colliding_values(cents: np.ndarray, rows: np.ndarray, cols: np.ndarray, agg_fun: str) -> set[int]:
@@ -172,7 +193,11 @@ def sample_table(t: TableTemplate, v: Variant, dom: Domain, replica: int, seed: 
     col_attrs, col_leaves = axis_leaves(truncate(col_codes, v.col_depth, dom), samples, rng)
     n = len(row_leaves) * len(col_leaves)
     used: set[int] = set()
-    cents = np.array(draw_values(n, t, rng, used), dtype=float).reshape(len(row_leaves), len(col_leaves))
+    ranges = cell_ranges(t, row_attrs, row_leaves, col_attrs, col_leaves) if t.conditional_ranges else None
+    if ranges is None:
+        cents = np.array(draw_values(n, t, rng, used), dtype=float).reshape(len(row_leaves), len(col_leaves))
+    else:
+        cents = np.array([[draw_values(1, t, rng, used, vr)[0] for vr in row] for row in ranges], dtype=float)
     rows_m, cols_m = group_matrix(row_leaves), group_matrix(col_leaves)
     # Redraw data values equal to an aggregate, so no answer can be read off two different cells.
     for _ in range(1000):
@@ -181,7 +206,7 @@ def sample_table(t: TableTemplate, v: Variant, dom: Domain, replica: int, seed: 
             break
         for x in sorted(bad):
             i, j = np.argwhere(cents == x)[0]
-            cents[i, j] = draw_values(1, t, rng, used)[0]
+            cents[i, j] = draw_values(1, t, rng, used, ranges[i][j] if ranges else None)[0]
     else:
         raise RuntimeError(f"{table_id}: could not draw values that differ from every aggregate")
     return SampledTable(table_id, replica, row_attrs, col_attrs, row_leaves, col_leaves, cents / 100.0, rng.random() < 0.5)

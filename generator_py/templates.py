@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -9,9 +10,7 @@ from typing import Optional
 import pandas as pd
 
 from .errors import SeedError
-from .vocabulary import Domain, ValueRange, parse_range, rows_with_lines
-
-AGG_FUNCTIONS = ("sum", "avg", "min", "max")
+from .vocabulary import AGG_FUNCTIONS, Domain, ValueRange, parse_range, rows_with_lines
 OPTIONS = ("replica", "shuffle", "col_row_levels", "col_row_name_pos", "col_row_agg_pos", "row_format")
 SHUFFLES = ("none", "rows", "cols", "rowscols", "all")
 NAME_POSITIONS = ("none_none", "top_left", "none_left")
@@ -42,6 +41,8 @@ class TableTemplate:
     agg_name: str
     agg_fun: str
     line: int
+    # narrower ranges where a cell's header labels match: (((attribute, label), ...), ValueRange)
+    conditional_ranges: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -113,16 +114,22 @@ def load_templates(df: pd.DataFrame, domains: dict[str, Domain]) -> list[TableTe
             axes[axis] = (codes[axis], tuple(parse_sample(s, line, ctx) for s in samples_text))
         if r["agg_fun1"] not in AGG_FUNCTIONS:
             raise SeedError("table_templates", line, f"unknown agg function {r['agg_fun1']!r}; use one of {', '.join(AGG_FUNCTIONS)}", ctx)
+        if r["agg_fun1"] not in rng.aggregations:
+            raise SeedError("table_templates", line, f"agg_fun1 {r['agg_fun1']!r} is not an aggregation the measure {values!r} admits ({';'.join(rng.aggregations)}, domain_value_ranges)", ctx)
         if not r["agg_name1"]:
             raise SeedError("table_templates", line, "agg_name1 is empty", ctx)
         templates.append(TableTemplate(r["domain"], r["template_name"], r["value_name"] or r["template_name"], rng,
                                        axes["row"][0], axes["row"][1], axes["col"][0], axes["col"][1],
-                                       r["agg_name1"], r["agg_fun1"], line))
+                                       r["agg_name1"], r["agg_fun1"], line,
+                                       tuple(dom.conditional_ranges.get(values, ()))))
     return templates
 
 
 def load_options(df: pd.DataFrame) -> dict[str, dict[str, list[tuple[str, int]]]]:
-    """domain (or `*`) -> option -> [(value, line)] in file order."""
+    """domain (or `*`) -> option -> [(value, weight)] in file order.
+
+    `weight` (a positive integer, 1 when blank) multiplies the replicas of every variant that uses the
+    value: it sets how often a layout occurs without adding variants."""
     allowed = {
         "shuffle": SHUFFLES,
         "col_row_name_pos": NAME_POSITIONS,
@@ -144,15 +151,22 @@ def load_options(df: pd.DataFrame) -> dict[str, dict[str, list[tuple[str, int]]]
             parts = val.split("_")
             if len(parts) != 2 or parts[0] not in COL_AGG or parts[1] not in ROW_AGG:
                 raise SeedError("table_template_options", line, f"col_row_agg_pos value {val!r} is not C_R with C in none/left/right and R in none/top/bottom", ctx)
-        out.setdefault(r["domain"], {}).setdefault(opt, []).append((val, line))
+        weight_text = r.get("weight") or "1"
+        if not (weight_text.isdigit() and int(weight_text) >= 1):
+            raise SeedError("table_template_options", line, f"weight {weight_text!r} is not a positive integer", ctx)
+        if opt == "replica" and weight_text != "1":
+            raise SeedError("table_template_options", line, "replica takes no weight (it is the number of tables itself)", ctx)
+        if any(v == val for v, _ in out.get(r["domain"], {}).get(opt, [])):
+            raise SeedError("table_template_options", line, f"{opt} value {val!r} is listed twice for domain {r['domain']!r}; give it a weight instead", ctx)
+        out.setdefault(r["domain"], {}).setdefault(opt, []).append((val, int(weight_text)))
     return out
 
 
-def _option(options, domain: str, name: str) -> list[str]:
+def _option(options, domain: str, name: str) -> list[tuple[str, int]]:
     values = options.get(domain, {}).get(name) or options.get("*", {}).get(name)
     if not values:
         raise SeedError("table_template_options", None, f"no value for option {name!r} (neither for domain {domain!r} nor as default '*')")
-    return [v for v, _ in values]
+    return values
 
 
 def levels_of(template: TableTemplate, domains: dict[str, Domain], codes: tuple[str, ...]) -> int:
@@ -165,11 +179,13 @@ def expand_variants(templates: list[TableTemplate], options, domains: dict[str, 
     variants = []
     for t in templates:
         opts = {name: _option(options, t.domain, name) for name in OPTIONS}
-        replicas = replicas_override or int(opts["replica"][0])
+        replicas = replicas_override or int(opts["replica"][0][0])
         row_levels, col_levels = levels_of(t, domains, t.row_codes), levels_of(t, domains, t.col_codes)
         vid = 0
-        for shuffle, levels, name_pos, agg_pos, row_format in itertools.product(
+        for combo in itertools.product(
                 opts["shuffle"], opts["col_row_levels"], opts["col_row_name_pos"], opts["col_row_agg_pos"], opts["row_format"]):
+            (shuffle, levels, name_pos, agg_pos, row_format) = (v for v, _ in combo)
+            weight = math.prod(w for _, w in combo)
             dc, dr = (int(x) for x in levels.split("_"))
             if row_format == "indent" and dr == 1:
                 continue  # indentation needs a parent level
@@ -180,5 +196,5 @@ def expand_variants(templates: list[TableTemplate], options, domains: dict[str, 
                 continue
             vid += 1
             col_agg, row_agg = agg_pos.split("_")
-            variants.append(Variant(t.domain, t.template_name, vid, replicas, shuffle, dc, dr, name_pos, col_agg, row_agg, row_format))
+            variants.append(Variant(t.domain, t.template_name, vid, replicas * weight, shuffle, dc, dr, name_pos, col_agg, row_agg, row_format))
     return variants

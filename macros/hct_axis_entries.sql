@@ -1,7 +1,8 @@
 {#
   The leaves of one header axis of every HCT, in display order: data leaves (one per distinct header
   path), aggregate leaves (a node with at least two children gets one when the axis shows aggregates:
-  the root -> global, any other node -> local), and, for rows in the indent format, one label row per
+  the root -> global, any other node -> local; none for a sum or average over a group that spans several
+  values of a non-additive attribute, such as imports and exports), and, for rows in the indent format, one label row per
   parent node (which is also its aggregate row when aggregates sit on top: the implicit aggregate).
 
   sort_key doubles as the identity of header nodes: a node at level L is the first L entries of the
@@ -15,8 +16,18 @@ with tables as (
         table_id,
         {{ axis }}_agg_pos as agg_pos,
         agg_name,
-        {{ "row_format" if axis == 'row' else "'new'" }} as layout
+        {{ "row_format" if axis == 'row' else "'new'" }} as layout,
+        {{ axis }}_attributes as attrs,
+        agg_fun in ('sum', 'avg') as adds_up,
+        domain
     from {{ ref('int_table_instances') }}
+),
+
+non_additive as (
+    select domain, list(attribute_name) as names
+    from {{ ref('stg_domain_attributes') }}
+    where lower(coalesce(additive, 'yes')) = 'no'
+    group by domain
 ),
 
 paths as (
@@ -29,7 +40,7 @@ prefixes as (
     from paths
 ),
 
-nodes as (
+node_children as (
     select
         table_id,
         list_slice(path, 1, k) as prefix,
@@ -37,6 +48,16 @@ nodes as (
         count(distinct path[k + 1]) as n_children
     from prefixes
     group by all
+),
+
+nodes as (
+    -- aggregable: the group's aggregate means something (no sum across imports and exports)
+    select
+        c.*,
+        not (t.adds_up and list_has_any(list_slice(t.attrs, len(c.prefix) + 1, len(t.attrs)), coalesce(na.names, []))) as aggregable
+    from node_children as c
+    inner join tables as t using (table_id)
+    left join non_additive as na on na.domain = t.domain
 ),
 
 data_leaves as (
@@ -63,7 +84,7 @@ aggregate_leaves as (
              else t.agg_name end as label
     from nodes as n
     inner join tables as t using (table_id)
-    where t.agg_pos != 'none' and n.n_children >= 2
+    where t.agg_pos != 'none' and n.n_children >= 2 and n.aggregable
 ),
 
 label_rows as (
@@ -74,7 +95,7 @@ label_rows as (
     from nodes as n
     inner join tables as t using (table_id)
     where t.layout = 'indent' and len(n.prefix) > 0
-      and not (t.agg_pos = '{{ before }}' and n.n_children >= 2)
+      and not (t.agg_pos = '{{ before }}' and n.n_children >= 2 and n.aggregable)
 ),
 
 entries as (

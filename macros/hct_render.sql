@@ -15,6 +15,8 @@ replace(replace(replace(replace({{ text }}, '&', '&amp;'), '<', '&lt;'), '>', '&
          when {{ c }}.role = 'corner_split' then ' class="split"'
          when {{ c }}.role = 'indent' then ' class="indent"'
          else '' end
+ {#- a spanning row header reads next to its group's first row, which holds the group's implicit aggregate #}
+ || case when {{ c }}.role = 'row_header' and {{ c }}.rowspan > 1 then ' valign="top"' else '' end
  || '>' || {{ html_escape(c ~ '.text') }}
  || case when {{ c }}.role in ('data', 'aggregate', 'empty') then '</td>' else '</th>' end)
 {%- endmacro %}

@@ -19,9 +19,10 @@ from ..relational import RelationalTable, ShownAggregate
 from .nl import DomainNL, query_facts, render_question
 from .properties import question_properties
 from .spec import VALUE, Rows, ast_to_sql, evaluate_filtered, filtered_rows, spec_to_ast
-from .types import QuestionInstance
+from .types import Measure, QuestionInstance
 
-AGGS = ("sum", "avg", "min", "max")
+# aggregates that add values up: across values of a non-additive attribute they mean nothing
+ADDING_AGGS = ("sum", "avg")
 MAX_TRIES = 25
 TEMPLATE_IDS = tuple(range(1, 16))
 
@@ -33,10 +34,11 @@ def stable_seed(seed: int, table_id: str) -> int:
 class TableModel:
     """Paths and cells of one relational table, precomputed once."""
 
-    def __init__(self, table: RelationalTable, rows: Optional[Sequence[tuple]] = None):
+    def __init__(self, table: RelationalTable, rows: Optional[Sequence[tuple]] = None, measure: Measure = Measure()):
         """`rows`: the table's rows as plain tuples (attribute labels or None, then the float Value), when the
         caller has them; otherwise `table.plain_rows` if present, else they are read from `table.frame` once."""
         self.table = table
+        self.measure = measure
         self.row_attrs = [a.name for a in table.row_attributes]
         self.col_attrs = [a.name for a in table.col_attributes]
         self.attr_info = {a.name: a for a in table.attributes}
@@ -116,10 +118,16 @@ def _sample(rng: random.Random, items: Sequence, lo: int, hi: int) -> list:
     return [items[i] for i in idx]
 
 
-def _aggs(rng: random.Random, n: Optional[int] = None) -> list[dict]:
+# `paper`: Table III as written (SQL4, SQL7 and SQL8 carry two aggregates, SQL9 takes MIN);
+# `extended`: one or two aggregates where Table III has two, any aggregate for SQL9.
+QUESTION_VARIETIES = ("paper", "extended")
+
+
+def _aggs(rng: random.Random, variety: str, allowed: Sequence[str], n: Optional[int] = None) -> list[dict]:
+    """Distinct aggregates among those the measure admits (`allowed`, at least two)."""
     if n is None:
-        n = 1 if rng.random() < 0.35 else 2
-    return [{"kind": "aggregate", "function": f} for f in rng.sample(AGGS, n)]
+        n = 2 if variety == "paper" or rng.random() >= 0.35 else 1
+    return [{"kind": "aggregate", "function": f} for f in rng.sample(list(allowed), n)]
 
 
 def _spec(filters, select, **kw) -> dict:
@@ -132,13 +140,14 @@ def _spec(filters, select, **kw) -> dict:
 VALUE_SEL = [{"kind": "value"}]
 
 
-def _draw(tid: int, m: TableModel, rng: random.Random) -> Optional[tuple[dict, dict]]:
+def _draw(tid: int, m: TableModel, rng: random.Random, variety: str = "paper") -> Optional[tuple[dict, dict]]:
     """One random instance of template `tid`: (spec, extra metadata) or None when not applicable."""
     R, C = m.row_paths, m.col_paths
     one_r = lambda: [rng.choice(R)]  # noqa: E731
     one_c = lambda: [rng.choice(C)]  # noqa: E731
     many_r = lambda: _sample(rng, R, 2, 4)  # noqa: E731
     many_c = lambda: _sample(rng, C, 2, 4)  # noqa: E731
+    allowed = m.measure.aggregations
     if tid == 1:
         return _spec(m.filters_for("row", one_r()) + m.filters_for("col", one_c()), VALUE_SEL), {}
     if tid == 2:
@@ -146,22 +155,26 @@ def _draw(tid: int, m: TableModel, rng: random.Random) -> Optional[tuple[dict, d
     if tid == 3:
         return _spec(m.filters_for("row", one_r()) + m.filters_for("col", many_c()), VALUE_SEL), {}
     if tid == 4:
-        return _spec(m.filters_for("row", one_r()) + m.filters_for("col", many_c()), _aggs(rng)), {}
+        return _spec(m.filters_for("row", one_r()) + m.filters_for("col", many_c()), _aggs(rng, variety, allowed)), {}
     if tid == 5:
         return _draw_shown(m, rng)
     if tid == 6:
         return _spec(m.filters_for("row", many_r()) + m.filters_for("col", many_c()), VALUE_SEL), {}
     if tid == 7:
-        return _spec(m.filters_for("row", many_r()) + m.filters_for("col", one_c()), _aggs(rng)), {}
+        return _spec(m.filters_for("row", many_r()) + m.filters_for("col", one_c()), _aggs(rng, variety, allowed)), {}
     if tid == 8:
         gb = list(m.col_attrs)
-        sel = [{"kind": "attribute", "name": a} for a in gb] + _aggs(rng)
+        sel = [{"kind": "attribute", "name": a} for a in gb] + _aggs(rng, variety, allowed)
         return _spec(m.filters_for("row", many_r()) + m.filters_for("col", many_c()), sel, group_by=gb,
                      order_by=[{"kind": "attribute", "name": a, "direction": "asc"} for a in gb]), {}
     if tid in (9, 10, 11):
         r1 = m.row_attrs[0]
         gb = [r1] + (list(m.col_attrs) if tid == 11 else [])
-        sel = ([] if tid == 9 else [{"kind": "attribute", "name": a} for a in gb]) + _aggs(rng, 1)
+        if tid == 9 and variety == "paper" and "min" in allowed:
+            aggs = [{"kind": "aggregate", "function": "min"}]
+        else:
+            aggs = _aggs(rng, variety, allowed, 1)
+        sel = ([] if tid == 9 else [{"kind": "attribute", "name": a} for a in gb]) + aggs
         cols = many_c() if tid == 11 else one_c()
         return _spec(m.filters_for("row", many_r()) + m.filters_for("col", cols), sel, group_by=gb,
                      order_by=[{"kind": "attribute", "name": a, "direction": "asc"} for a in gb]), {}
@@ -228,8 +241,26 @@ def _group_filters(m: TableModel, axis: str, group: tuple) -> list[dict]:
     return [f for j, f in enumerate(fl) if keep[m.attr_info[f["attribute"]].code] == j]
 
 
-def _valid(tid: int, spec: dict, answer: list, n_selected: int, m: TableModel, extra: dict) -> bool:
+def _adds_across_parts(spec: dict, sel: list[tuple], m: TableModel) -> bool:
+    """A sum or average whose rows (within one group) span two values of a non-additive attribute."""
+    if not any(s["kind"] == "aggregate" and s["function"] in ADDING_AGGS for s in spec["select"]):
+        return False
+    for name in m.measure.non_additive:
+        if name not in m.rows.index or name in spec.get("group_by", ()):
+            continue
+        i = m.rows.index[name]
+        if len({r[i] for r in sel}) > 1:
+            return True
+    return False
+
+
+def _valid(tid: int, spec: dict, answer: list, sel: list[tuple], m: TableModel, extra: dict) -> bool:
+    n_selected = len(sel)
     if not answer:
+        return False
+    # One width per answer: an instance whose answer would hold a level missing in an unbalanced branch
+    # (a NULL, left out of the gt string) is redrawn, so every answer row has the width of the SELECT list.
+    if any(v is None for row in answer for v in row):
         return False
     if tid == 1:
         return len(answer) == 1
@@ -237,6 +268,8 @@ def _valid(tid: int, spec: dict, answer: list, n_selected: int, m: TableModel, e
         v = answer[0][0]
         return v is not None and format_number(v) == format_number(extra["shown_value"])
     if any(s["kind"] == "aggregate" for s in spec["select"]):
+        if tid != 5 and _adds_across_parts(spec, sel, m):
+            return False
         if tid in (4, 7) and n_selected < 2:
             return False
         if any(v is None for row in answer for v in row[-1:]):
@@ -273,13 +306,18 @@ METADATA_COLUMNS = ("template_id", "n_row_conditions", "n_col_conditions", "proj
 
 def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                        template_ids: Sequence[int] = TEMPLATE_IDS,
-                       rows: Optional[Sequence[tuple]] = None) -> list[QuestionInstance]:
+                       rows: Optional[Sequence[tuple]] = None, variety: str = "paper",
+                       measure: Measure = Measure()) -> list[QuestionInstance]:
     """Questions for one table: at most one per applicable template of Table III (pure, deterministic).
 
+    `variety`: one of QUESTION_VARIETIES (Table III as written, or the wider aggregate choices).
     `rows`: optional plain rows of the table (see TableModel), to skip reading `table.frame`.
+    `measure`: the aggregations the table's measure admits and its non-additive attributes.
     """
+    if variety not in QUESTION_VARIETIES:
+        raise ValueError(f"var question_variety must be one of {', '.join(QUESTION_VARIETIES)}, got {variety!r}")
     rng = random.Random(stable_seed(seed, table.table_id))
-    m = TableModel(table, rows)
+    m = TableModel(table, rows, measure)
     out: list[QuestionInstance] = []
     texts: set[str] = set()
     for tid in template_ids:
@@ -287,7 +325,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
             continue
         phrasings = nl.phrasings(tid)
         for _ in range(MAX_TRIES):
-            drawn = _draw(tid, m, rng)
+            drawn = _draw(tid, m, rng, variety)
             if drawn is None:
                 if tid in (5, 12, 13, 14, 15):
                     # structural: may still succeed with other random choices, but not for tid 5/14/15
@@ -297,7 +335,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
             spec, extra = drawn
             sel = filtered_rows(m.rows, spec)
             answer = evaluate_filtered(m.rows, spec, sel)
-            if not _valid(tid, spec, answer, len(sel), m, extra):
+            if not _valid(tid, spec, answer, sel, m, extra):
                 continue
             ast = spec_to_ast(spec)
             facts = query_facts(ast)  # read once from the AST: for the text and for sql_literals

@@ -193,9 +193,13 @@ class DomainNL:
     domain: str
     template_name: str
     value_meaning: str
-    report: ParsedTemplate
+    report: tuple  # ParsedTemplate per wording of the report sentence
     templates: dict  # template_id -> tuple[ParsedTemplate, ...] (ordered by phrasing)
     attribute_codes: dict  # attribute name -> (code, level)
+    spoken: dict = field(default_factory=dict)  # attribute name -> how a person says it (domain_attributes)
+
+    def say(self, attr: str) -> str:
+        return self.spoken.get(attr) or display_name(attr)
 
     def phrasings(self, template_id: int) -> tuple:
         return self.templates.get(template_id, ())
@@ -208,8 +212,12 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
     """
     attrs = attributes_df[attributes_df["domain"] == domain]
     codes = {}
+    spoken = {}
     for r in attrs.itertuples(index=False):
         codes[str(r.attribute_name)] = (str(r.code), int(r.level))
+        said = getattr(r, "spoken_name", None)
+        if isinstance(said, str) and said.strip():
+            spoken[str(r.attribute_name)] = said.strip()
     names = set(codes)
 
     def rows_for(df):
@@ -241,11 +249,13 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
                               f"template_name={template_name!r}, found {len(mrows)}")
     m = mrows.iloc[0]
     mrow = {"domain": domain, "template_name": m["template_name"], "template_id": "report", "phrasing": 0}
-    report = parse_template(str(m["report_sentence"]), names, 0, 0, mrow, MEANINGS_FILE)
-    if "REPORTATTR" not in report.reserved:
-        raise _err("the report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
+    # several wordings, `;`-separated: questions of one table do not all end in the same sentence
+    report = tuple(parse_template(text.strip(), names, 0, k + 1, mrow, MEANINGS_FILE)
+                   for k, text in enumerate(str(m["report_sentence"]).split(";")) if text.strip())
+    if not report or any("REPORTATTR" not in r.reserved for r in report):
+        raise _err("every report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
     return DomainNL(domain, template_name, str(m["value_meaning"]), report,
-                    {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes)
+                    {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes, spoken)
 
 
 # ------------------------------------------------------------------ reading the AST
@@ -411,17 +421,24 @@ def _reserved_text(name: str, ctx: _Ctx, scope: Scope) -> Optional[str]:
     if name == "EXPRSUP":
         return and_list([AGG_NAMES_SUP[a] for a in f.aggregates]) if f.aggregates else None
     if name == "GROUPBY":
-        return "for each " + and_list([display_name(g) for g in f.group_by]) if f.group_by else None
+        return "for each " + and_list([ctx.nl.say(g) for g in f.group_by]) if f.group_by else None
     if name == "TOPK":
         return str(f.limit) if f.limit is not None else None
     if name == "ORDERBYDESC":
         return "" if f.order_desc is not None else None
     if name == "OPPATTR":
         names = f.outer.semi_attrs or f.projected_attrs
-        return and_list([display_name(a) for a in names]) if names else None
+        return and_list([ctx.nl.say(a) for a in names]) if names else None
     if name == "OPANDVAL":
         cmp_ = scope.comparison or (f.outer.sub.comparison if f.outer.sub else None)
-        return f"{OP_WORDS[cmp_[0]]} {cmp_[1]}" if cmp_ else None
+        if not cmp_:
+            return None
+        text = f"{OP_WORDS[cmp_[0]]} {cmp_[1]}"
+        members = [a for a in f.projected_attrs if a not in f.outer.semi_attrs] if f.outer.semi_attrs else []
+        if scope is f.outer.sub and members:
+            # the sub-query keeps a group when any one of its rows passes: say so
+            text += f" for at least one {ctx.nl.say(members[-1])}"
+        return text
     if name == "NESTED":
         return "" if f.outer.sub is not None else None
     if name == "REPORTATTR":
@@ -675,9 +692,10 @@ def render_question(template: ParsedTemplate, ast: exp.Select, nl: DomainNL,
                     f"template_id={template.template_id}, phrasing={template.phrasing}): "
                     f"no placeholder shows the condition on ${a}")
     if facts.projected_attrs and (facts.aggregates or facts.projects_value):
-        names = [display_name(a) for a in facts.projected_attrs]
+        names = [nl.say(a) for a in facts.projected_attrs]
         if facts.projects_value:
             names.append(nl.value_meaning)
         rctx = _Ctx(facts, nl, report_attrs=names)
-        text = text + " " + _render_plan(_template_plan(nl.report.tokens), rctx, outer, None)
+        report = nl.report[(template.template_id + template.phrasing) % len(nl.report)]
+        text = text + " " + _render_plan(_template_plan(report.tokens), rctx, outer, None)
     return text

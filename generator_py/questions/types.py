@@ -5,6 +5,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass(frozen=True)
+class Measure:
+    """What the vocabulary says about a table template's measure (seeds domain_value_ranges, domain_attributes).
+
+    `aggregations`: the functions a question may apply to it; `non_additive`: attribute names whose values
+    split it into parts that do not add up, so no sum or average spans two of their values.
+    """
+
+    aggregations: tuple[str, ...] = ("sum", "avg", "min", "max")
+    non_additive: frozenset[str] = frozenset()
+
+
 class NLTemplateError(ValueError):
     """A natural-language template seed row is invalid (message names file, row and problem)."""
 

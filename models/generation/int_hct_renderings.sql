@@ -28,7 +28,9 @@ html_rows as (
 html as (
     select
         h.table_id,
-        '<table' || case when t.borders then ' border="1"' else '' end || '>'
+        '<table' || case when t.borders then ' border="1"' else '' end
+        -- padding with or without borders, so adjacent numbers never run together
+        || ' cellpadding="4">'
         || '<caption>' || {{ html_escape('t.value_name') }} || '</caption>'
         || '<thead>' || string_agg(case when h.grid_row <= t.col_depth then h.tr end, '' order by h.grid_row) || '</thead>'
         || '<tbody>' || string_agg(case when h.grid_row > t.col_depth then h.tr end, '' order by h.grid_row) || '</tbody>'

@@ -16,6 +16,7 @@ def model(dbt, session):
         "seed": dbt.config.get("seed"),
         "replicas": dbt.config.get("replicas"),
         "domains": dbt.config.get("domains"),
+        "question_variety": dbt.config.get("question_variety"),
         "cross_check": dbt.config.get("cross_check"),
         "max_failed_request_share": dbt.config.get("max_failed_request_share"),
         "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),

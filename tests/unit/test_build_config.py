@@ -70,8 +70,10 @@ def test_check_vars_names_each_bad_var():
             "exports_dir": "None", "reports_dir": "None"}
     checked = check_vars(good, KNOWN)
     assert checked["seed"] == 42 and checked["max_failed_request_share"] == 0.05 and checked["domains"] is None
+    assert checked["question_variety"] == "paper"  # unset: Table III as written
+    assert check_vars({**good, "question_variety": "extended"}, KNOWN)["question_variety"] == "extended"
     for var, bad in (("seed", "abc"), ("replicas", "0"), ("domains", "[]"), ("cross_check", "'yes'"),
-                     ("max_failed_request_share", "2"), ("exports_dir", "5")):
+                     ("max_failed_request_share", "2"), ("exports_dir", "5"), ("question_variety", "wide")):
         with pytest.raises(ValueError, match=f"var {var} "):
             check_vars({**good, var: bad}, KNOWN)
 
@@ -85,7 +87,7 @@ def test_fingerprint_is_stable_and_follows_what_shapes_the_benchmark():
     fp = build_fingerprint(CHECKED, DIGESTS)
     assert len(fp) == 16 and fp == build_fingerprint(dict(CHECKED), dict(DIGESTS))
     assert build_fingerprint({**CHECKED, "domains": ["accidents", "weather"]}, DIGESTS) == fp  # order does not shape it
-    for changed in ({"seed": 7}, {"replicas": 2}, {"domains": ["weather"]}):
+    for changed in ({"seed": 7}, {"replicas": 2}, {"domains": ["weather"]}, {"question_variety": "extended"}):
         assert build_fingerprint({**CHECKED, **changed}, DIGESTS) != fp, changed
     assert build_fingerprint(CHECKED, {**DIGESTS, "table_templates": "ab"}) != fp
     assert build_fingerprint(CHECKED, {**DIGESTS, "release": "cd"}) != fp

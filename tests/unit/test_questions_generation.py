@@ -49,7 +49,11 @@ def test_every_template_instantiated(generated):
         ids = [q.template_id for q in qs]
         assert len(ids) == len(set(ids))
         expected = 15 if t.shown_aggregates else 14
-        assert len(qs) >= expected - 1, (t.table_id, ids)
+        # SQL14/15 project every row attribute: on an unbalanced row axis an instance whose answer would
+        # hold a missing level is redrawn (one answer width), and may find none
+        unbalanced_rows = t.frame[[a.name for a in t.row_attributes]].isna().any().any()
+        missing = set(range(1, 16)) - set(ids) - {5}
+        assert len(qs) >= expected - 1 or (unbalanced_rows and missing <= {11, 14, 15}), (t.table_id, ids)
         assert (5 in ids) == bool(t.shown_aggregates)
 
 
@@ -121,9 +125,9 @@ def test_template_semantics(generated):
         assert 2 <= q12.spec["limit"] <= 5 and q12.properties["rank_report_top"] == q12.spec["limit"]
         assert q12.metadata["ordering"] in ("asc", "desc")
         assert by[13].spec["limit"] is None and by[13].properties["rank"]
-        assert by[14].properties["row_filter_condition_type_expression"]
-        assert by[14].metadata["value_condition"]
-        assert by[15].spec["semi_join"]["value_condition"] == by[14].spec["value_condition"] or True
+        if 14 in by:
+            assert by[14].properties["row_filter_condition_type_expression"]
+            assert by[14].metadata["value_condition"]
         for tid in (8, 9, 10, 11):
             assert by[tid].metadata["grouping"] == "local"
             assert [o["name"] for o in by[tid].spec["order_by"]] == by[tid].spec["group_by"]
@@ -140,3 +144,43 @@ def test_unbalanced_conditions_only_on_existing_levels():
             for f in q.spec["filters"]:
                 assert None not in f["values"]
             assert format_gt(q.answer_rows)
+
+
+def _aggregates(q):
+    return [s["function"] for s in q.spec["select"] if s["kind"] == "aggregate"]
+
+
+def test_paper_variety_follows_table_iii(seed_generated):
+    # SQL4, SQL7 and SQL8 carry AGG1 and AGG2; SQL9 is MIN(Value) grouped by the left-most row attribute
+    seen = set()
+    for _, qs in seed_generated:
+        for q in qs:
+            if q.template_id in (4, 7, 8):
+                assert len(_aggregates(q)) == 2, q.sql
+                seen.add(q.template_id)
+            if q.template_id == 9:
+                assert _aggregates(q) == ["min"], q.sql
+                assert "MIN(" in q.sql.upper()
+                seen.add(9)
+    assert seen == {4, 7, 8, 9}
+
+
+def test_extended_variety_keeps_the_wider_choices():
+    fr = load_seed_frames()
+    counts, sql9 = set(), set()
+    for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
+        nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+        for i in range(4):
+            for q in generate_questions(toy_table(fr, dom, i, seed=11), nl, 5, variety="extended"):
+                if q.template_id in (4, 7, 8):
+                    counts.add(len(_aggregates(q)))
+                if q.template_id == 9:
+                    sql9.update(_aggregates(q))
+    assert counts == {1, 2}
+    assert len(sql9) > 1
+
+
+def test_unknown_variety_is_an_error_naming_the_var():
+    t = tables()[0]
+    with pytest.raises(ValueError, match="question_variety"):
+        generate_questions(t, NL, 3, variety="wide")

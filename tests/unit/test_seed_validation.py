@@ -63,6 +63,9 @@ def test_valid_seeds_expand():
     ("ranges", 0, "max", "many", "domain_value_ranges", 2, "is not a number"),
     ("values", 3, "label", "Male", "domain_values", 5, "duplicate value 'Male'"),
     ("values", 8, "parent_label", "Fish", "domain_values", 10, "parent_label 'Fish'"),
+    ("values", 2, "label", "Ma|le", "domain_values", 4, "gt delimiters"),
+    ("values", 2, "label", "{Male}", "domain_values", 4, "gt delimiters"),
+    ("values", 4, "label", "Dairy}", "domain_values", 6, "gt delimiters"),
     ("attributes", 1, "kind", "nominal", "domain_attributes", 3, "kind 'nominal'"),
     ("options", 4, "value", "middle_bottom", "table_template_options", 6, "col_row_agg_pos value 'middle_bottom'"),
 ])
@@ -79,3 +82,106 @@ def test_sample_count_must_match_code_count():
     bad = with_cell(TEMPLATES, 0, "row_samples", "[0]")
     with pytest.raises(SeedError, match="1 interval\\(s\\) for 2 code\\(s\\)"):
         load(templates=bad)
+
+
+def test_option_weights_multiply_replicas():
+    # agg positions weighted 3:1, row formats 1:2: replicas = replica x weight product, one variant per combination
+    options = pd.concat([OPTIONS[OPTIONS["option"].isin(["replica", "shuffle", "col_row_levels", "col_row_name_pos"])],
+                         pd.DataFrame([["*", "col_row_agg_pos", "right_bottom", "3"], ["*", "col_row_agg_pos", "none_none", ""],
+                                       ["*", "row_format", "new", None], ["*", "row_format", "indent", "2"]],
+                                      columns=["domain", "option", "value", "weight"])], ignore_index=True)
+    _, _, variants = load(options=options)
+    got = sorted((v.col_agg_pos, v.row_format, v.replicas) for v in variants)
+    assert got == [("none", "indent", 4), ("none", "new", 2), ("right", "indent", 12), ("right", "new", 6)]
+
+
+@pytest.mark.parametrize("value, weight, problem", [
+    ("left_top", "0", "weight '0' is not a positive integer"),
+    ("left_top", "1.5", "weight '1.5' is not a positive integer"),
+    ("none_none", "2", "col_row_agg_pos value 'none_none' is listed twice"),
+])
+def test_bad_option_weight_names_line(value, weight, problem):
+    options = pd.concat([OPTIONS.assign(weight=""), pd.DataFrame(
+        [["*", "col_row_agg_pos", "none_none", ""], ["*", "col_row_agg_pos", value, weight]],
+        columns=["domain", "option", "value", "weight"])], ignore_index=True)
+    with pytest.raises(SeedError) as err:
+        load(options=options)
+    assert "seeds/table_template_options.csv line 9" in str(err.value) and problem in str(err.value)
+
+
+def test_replica_takes_no_weight():
+    with pytest.raises(SeedError, match="line 2.*replica takes no weight"):
+        load(options=OPTIONS.assign(weight=["2", "", "", "", "", ""]))
+
+
+def test_measure_aggregations_and_non_additive_attributes_are_read():
+    ranges = RANGES.assign(aggregations=["avg;max;min"])
+    attributes = ATTRIBUTES.assign(additive=["", "no", "yes", None])
+    vocab, templates, _ = load(ranges=ranges, attributes=attributes,
+                               templates=with_cell(TEMPLATES, 0, "agg_fun1", "avg"))
+    assert templates[0].value_range.aggregations == ("avg", "min", "max")
+    assert vocab["d"].non_additive == {"Gender"}
+
+
+@pytest.mark.parametrize("frame, col, value, seed, line, problem", [
+    ("ranges", "aggregations", "avg;median", "domain_value_ranges", 2, "is not a ;-list of at least two"),
+    ("ranges", "aggregations", "avg", "domain_value_ranges", 2, "is not a ;-list of at least two"),
+    ("attributes", "additive", "maybe", "domain_attributes", 2, "additive 'maybe' is not yes or no"),
+])
+def test_bad_measure_columns_name_file_line(frame, col, value, seed, line, problem):
+    frames = {"ranges": RANGES, "attributes": ATTRIBUTES}
+    df = frames[frame].assign(**{col: ""})
+    with pytest.raises(SeedError) as err:
+        load(**{frame: with_cell(df, 0, col, value)})
+    assert f"seeds/{seed}.csv line {line}" in str(err.value) and problem in str(err.value)
+
+
+def test_template_aggregate_must_be_admitted_by_its_measure():
+    # a template that sums a measure admitting only avg/min/max (a temperature) is rejected
+    with pytest.raises(SeedError, match="line 2.*agg_fun1 'sum' is not an aggregation the measure 'count' admits"):
+        load(ranges=RANGES.assign(aggregations=["avg;min;max"]))
+
+
+def _conditional_ranges(*rows):
+    base = RANGES.assign(aggregations="", condition="")
+    extra = pd.DataFrame([["d", "count", lo, hi, "", cond] for lo, hi, cond in rows], columns=list(base.columns))
+    return pd.concat([base, extra], ignore_index=True)
+
+
+def test_most_specific_conditional_range_is_used():
+    from generator_py.sampling import sample_table
+
+    ranges = _conditional_ranges(("100", "199", "Gender=Male"), ("500", "599", "Gender=Male;Year=2021"),
+                                 ("300", "399", "Category=Dairy"))
+    options = with_cell(OPTIONS, 2, "value", "1_3")  # rows show Category, Item and Gender
+    vocab, templates, variants = load(ranges=ranges, options=options)
+    t = templates[0]
+    assert len(t.conditional_ranges) == 3
+    s = sample_table(t, variants[0], vocab["d"], 1, 5)
+    names = [a.name for a in s.row_attributes] + [a.name for a in s.col_attributes]
+    seen = 0
+    for i, rl in enumerate(s.row_leaves):
+        for j, cl in enumerate(s.col_leaves):
+            labels = dict(zip(names, rl.labels + cl.labels))
+            v = s.values[i, j]
+            if labels["Gender"] == "Male" and labels["Year"] == "2021":
+                assert 500 <= v <= 599
+            elif labels["Gender"] == "Male":
+                assert 100 <= v <= 199
+            elif labels.get("Category") == "Dairy":
+                assert 300 <= v <= 399
+            else:
+                assert 10 <= v <= 999
+            seen += 1
+    assert seen >= 8
+
+
+@pytest.mark.parametrize("cond, problem", [
+    ("Colour=Red", "is not Attribute=label"),
+    ("Gender=Other", "'Other' is not a value of Gender"),
+    ("Gender", "is not Attribute=label"),
+])
+def test_bad_condition_names_line(cond, problem):
+    with pytest.raises(SeedError) as err:
+        load(ranges=_conditional_ranges(("100", "199", cond)))
+    assert "seeds/domain_value_ranges.csv line 3" in str(err.value) and problem in str(err.value)
