@@ -33,17 +33,28 @@ def copy_project(dest: Path) -> Path:
     return dest
 
 
-def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = None, timeout: int = 1200) -> subprocess.CompletedProcess:
+def _dbt_command(project: Path, args, env: dict | None) -> tuple[list[str], dict]:
     full_env = dict(os.environ)
     full_env["HCTQA_DUCKDB_PATH"] = str(project / "hctqa.duckdb")
     full_env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     if env:
         full_env.update(env)
-    proc = subprocess.run([dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-                          cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
+    return [dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)], full_env
+
+
+def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = None, timeout: int = 1200) -> subprocess.CompletedProcess:
+    argv, full_env = _dbt_command(project, args, env)
+    proc = subprocess.run(argv, cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"dbt {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
     return proc
+
+
+def spawn_dbt(project: Path, *args: str) -> subprocess.Popen:
+    """dbt started in a session of its own, output discarded: for tests that kill it mid-build."""
+    argv, full_env = _dbt_command(project, args, None)
+    return subprocess.Popen(argv, cwd=project, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import random
 from typing import Any, Optional, Sequence
 
 from ..formatting import format_number
-from ..relational import RelationalTable, ShownAggregate
+from ..relational import RelationalTable
 from .nl import DomainNL, query_facts, render_question
 from .properties import question_properties
 from .spec import VALUE, Rows, ast_to_sql, evaluate_filtered, filtered_rows, spec_to_ast

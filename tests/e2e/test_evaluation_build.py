@@ -16,14 +16,13 @@ import os
 import shutil
 import signal
 import sqlite3
-import subprocess
 import time
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from conftest import copy_project, dbt_executable, run_dbt
+from conftest import copy_project, run_dbt, spawn_dbt
 
 SEED = 42
 SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
@@ -219,10 +218,7 @@ def test_killed_build_resumes_without_resending_stored_answers(benchmark_base, t
     with FakeOpenAIServer(latency_s=0.4) as srv:
         entry["base_url"] = srv.base_url
         args = ["build", "--select", "models/evaluation", "--vars", build_vars(eval_models=[entry])]
-        env = dict(os.environ, HCTQA_DUCKDB_PATH=str(project / "hctqa.duckdb"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
-        proc = subprocess.Popen([dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-                                cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = spawn_dbt(project, *args)
         try:
             deadline = time.monotonic() + 240
             while not store_keys(project):

@@ -25,7 +25,7 @@ try:  # the README's test command installs the local extra: without it these tes
 except ImportError as e:
     raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
-from conftest import dbt_executable, run_dbt  # noqa: E402
+from conftest import run_dbt, spawn_dbt  # noqa: E402
 from test_evaluation_build import benchmark_base, build_vars, clone, query, store_keys  # noqa: E402,F401
 
 SERVER_LOG = Path("logs") / "llamacpp-server.log"
@@ -88,10 +88,7 @@ def test_local_model_build_killed_resumed_and_cached(benchmark_base, tmp_path):
     n_requests = N_QUESTIONS * 2
 
     # 1. Killed while the model answers: SIGKILL to dbt alone, so nothing but the kernel can stop the server.
-    env = dict(os.environ, HCTQA_DUCKDB_PATH=str(project / "hctqa.duckdb"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
-    proc = subprocess.Popen([dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-                            cwd=project, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = spawn_dbt(project, *args)
     try:
         deadline = time.monotonic() + 600
         while len(store_keys(project)) < 3:

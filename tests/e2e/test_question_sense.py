@@ -10,8 +10,8 @@ ADMITTED = """
     with admitted as (
         select t.domain, t.template_name,
                coalesce(string_split(r.aggregations, ';'), ['sum', 'avg', 'min', 'max']) as aggs
-        from stg_table_templates as t
-        left join stg_domain_value_ranges as r on r.domain = t.domain and r.shortcut = t."values"
+        from staging.stg_table_templates as t
+        left join staging.stg_domain_value_ranges as r on r.domain = t.domain and r.shortcut = t."values"
     )
 """
 
@@ -21,7 +21,7 @@ def test_questions_use_only_the_aggregations_their_measure_admits(ci_db):
         select count(*) filter (where exists (select 1 from unnest(q.aggregations) as u(f) where not list_contains(a.aggs, f))),
                count(*) filter (where len(q.aggregations) > 0)
         from benchmark_questions as q
-        inner join int_table_instances as i using (table_id)
+        inner join intermediate.int_table_instances as i using (table_id)
         inner join admitted as a on a.domain = i.domain and a.template_name = i.template_name""").fetchone()
     assert total > 1000
     assert bad == 0, f"{bad} questions aggregate a measure in a way it does not admit"
@@ -34,7 +34,7 @@ def test_questions_use_only_the_aggregations_their_measure_admits(ci_db):
 
 def test_tables_show_only_admitted_aggregates(ci_db):
     bad = ci_db.execute(ADMITTED + """
-        select count(*) from int_table_instances as i
+        select count(*) from intermediate.int_table_instances as i
         inner join admitted as a on a.domain = i.domain and a.template_name = i.template_name
         where not list_contains(a.aggs, i.agg_fun)""").fetchone()[0]
     assert bad == 0
@@ -43,7 +43,7 @@ def test_tables_show_only_admitted_aggregates(ci_db):
 def _non_additive(ci_db) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for domain, name in ci_db.execute(
-            "select domain, attribute_name from stg_domain_attributes where lower(additive) = 'no'").fetchall():
+            "select domain, attribute_name from staging.stg_domain_attributes where lower(additive) = 'no'").fetchall():
         out.setdefault(domain, set()).add(name)
     return out
 
@@ -53,7 +53,7 @@ def test_no_sum_or_average_across_parts_of_a_non_additive_attribute(ci_db):
     assert non_additive.get("food_import_export") == {"Trade_Direction"}
     rows = ci_db.execute("""
         select q.dataset, q.question, q.spec_json, list_concat(i.row_attributes, i.col_attributes)
-        from benchmark_questions as q inner join int_table_instances as i using (table_id)
+        from benchmark_questions as q inner join intermediate.int_table_instances as i using (table_id)
         where list_has_any(q.aggregations, ['sum', 'avg'])""").fetchall()
     bad, fixed, grouped = [], 0, 0
     for dataset, question, spec_json, attributes in rows:
@@ -72,14 +72,14 @@ def test_no_sum_or_average_across_parts_of_a_non_additive_attribute(ci_db):
 
 def test_table_aggregates_do_not_add_across_parts(ci_db):
     bad, fixed = ci_db.execute("""
-        with na as (select domain, list(attribute_name) as names from stg_domain_attributes
+        with na as (select domain, list(attribute_name) as names from staging.stg_domain_attributes
                     where lower(additive) = 'no' group by domain),
         agg as (
             select c.table_id, i.agg_fun, na.names, list_concat(i.row_attributes, i.col_attributes) as attrs,
                    list_concat(list_slice(i.row_attributes, 1, len(c.row_group)),
                                list_slice(i.col_attributes, 1, len(c.col_group))) as fixed_attrs
-            from int_hct_cells as c
-            inner join int_table_instances as i using (table_id)
+            from intermediate.int_hct_cells as c
+            inner join intermediate.int_table_instances as i using (table_id)
             inner join na on na.domain = i.domain
             where c.role = 'aggregate' and i.agg_fun in ('sum', 'avg')
               and list_has_any(list_concat(i.row_attributes, i.col_attributes), na.names)
@@ -141,7 +141,7 @@ def test_values_follow_the_most_specific_range(ci_db):
             with cells as (
                 select value, map_from_entries(list_zip(list_concat(row_attributes, col_attributes),
                                                         list_concat(row_labels, col_labels))) as labels
-                from int_relational_rows where table_id like 'syn--weather--%')
+                from intermediate.int_relational_rows where table_id like 'syn--weather--%')
             select count(*), min(value), max(value) from cells where {where}""").fetchone()
     n, lo, hi = extent("labels['Country'] = 'Singapore'")
     assert n > 100 and 25 <= lo and hi <= 34

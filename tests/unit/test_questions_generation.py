@@ -181,6 +181,8 @@ def test_extended_variety_keeps_the_wider_choices():
 
 
 def test_unknown_variety_is_an_error_naming_the_var():
-    t = tables()[0]
-    with pytest.raises(ValueError, match="question_variety"):
-        generate_questions(t, NL, 3, variety="wide")
+    fr = load_seed_frames()
+    dom, tn = fr["table_templates"][["domain", "template_name"]].iloc[0]
+    nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+    with pytest.raises(ValueError, match="var question_variety must be one of paper, extended, got 'wide'"):
+        generate_questions(toy_table(fr, dom, 0, seed=11), nl, 3, variety="wide")
