@@ -118,9 +118,9 @@ def _settings(config: dict[str, Any]) -> dict[str, Any]:
 
 @register("llamacpp")
 class LlamaCppBackend(Backend):
-    entry_keys = frozenset({"n_ctx", "n_threads", "chat_format", "concurrency", "timeout_s", "max_retries",
-                            "backoff_base_s", "backoff_max_s", "retry_after_max_s", "seed", "startup_timeout_s",
-                            "server_log"})
+    # its own keys, and those it hands to the openai client it sends through (params is a common key)
+    entry_keys = (frozenset({"n_ctx", "n_threads", "chat_format", "startup_timeout_s", "server_log"})
+                  | (frozenset(_CLIENT_KEYS) - {"params"}))
     default_model = PACKAGED_MODEL
     default_system_role = False
 
