@@ -31,21 +31,27 @@ class PerColumnPath(_Grouped):
 
 
 class PerRowGroup(_Grouped):
-    """SQL9 (the group not reported, MIN in the paper's variety), SQL10 (group reported), SQL11 (per group and
-    column path)."""
+    """Aggregates of several row paths per label of the first row attribute, at one column path or per column
+    path of several (`per_column_path`); `reports_group`: the answer names the group; `paper_min`: MIN in
+    the paper's variety where the measure admits it."""
+
+    def __init__(self, template_id: int, reports_group: bool, per_column_path: bool, paper_min: bool = False):
+        super().__init__(template_id)
+        self.reports_group, self.per_column_path, self.paper_min = reports_group, per_column_path, paper_min
 
     def draw(self, m, rng, variety):
-        tid = self.template_id
         allowed = m.measure.aggregations
-        gb = [m.row_attrs[0]] + (list(m.col_attrs) if tid == 11 else [])
-        if tid == 9 and variety == "paper" and "min" in allowed:
+        gb = [m.row_attrs[0]] + (list(m.col_attrs) if self.per_column_path else [])
+        if self.paper_min and variety == "paper" and "min" in allowed:
             aggs = [{"kind": "aggregate", "function": "min"}]
         else:
             aggs = aggregates(rng, variety, allowed, 1)
-        sel = ([] if tid == 9 else [{"kind": "attribute", "name": a} for a in gb]) + aggs
-        cols = paths(m, "col", "many" if tid == 11 else "one", rng)
+        sel = ([{"kind": "attribute", "name": a} for a in gb] if self.reports_group else []) + aggs
+        cols = paths(m, "col", "many" if self.per_column_path else "one", rng)
         filters = m.filters_for("row", paths(m, "row", "many", rng)) + m.filters_for("col", cols)
         return new_spec(filters, sel, group_by=gb, order_by=ordered_by(gb)), {}
 
 
-FAMILIES = (PerColumnPath(8), PerRowGroup(9), PerRowGroup(10), PerRowGroup(11))
+FAMILIES = (PerColumnPath(8), PerRowGroup(9, reports_group=False, per_column_path=False, paper_min=True),
+            PerRowGroup(10, reports_group=True, per_column_path=False),
+            PerRowGroup(11, reports_group=True, per_column_path=True))
