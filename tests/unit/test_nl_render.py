@@ -127,3 +127,37 @@ def test_seed_templates_complete(seed_frames):
     words = " ".join(nt["text"]).lower()
     for w in ("highest", "lowest", "most", "least", "largest", "smallest"):
         assert w in words
+
+
+def test_requirements_are_checked_only_when_given(toy_attrs):
+    from generator_py.questions import NLRequirements
+
+    names = set(toy_attrs["attribute_name"])
+    text = "What are the top_$TOPK numbers ?"
+    assert parse_template(text, names, 1, 1).reserved == {"TOPK"}  # syntax only
+    with pytest.raises(NLTemplateError, match=r"\$TOPK is not allowed in template 1"):
+        parse_template(text, names, 1, 1, requirements=NLRequirements(1))
+    req = NLRequirements(12, (("TOPK",),), frozenset({"TOPK"}))
+    assert parse_template(text, names, 12, 1, requirements=req).reserved == {"TOPK"}
+
+
+def test_render_plans_are_kept_by_their_domain_nl(toy_nl_frames, toy_attrs):
+    a = load_domain_nl(*toy_nl_frames, toy_attrs, "toy", "ref")
+    b = load_domain_nl(*toy_nl_frames, toy_attrs, "toy", "ref")
+    tpl = a.phrasings(1)[0]
+    sp = spec([("Event", ["Fire"]), ("Year", ["2020"])])
+    first = render_question(tpl, spec_to_ast(sp), a)
+    assert first == render_question(tpl, spec_to_ast(sp), a)
+    assert list(a.render_plans) == [(1, tpl.phrasing, tpl.text)]
+    assert b.render_plans == {}  # no cache shared between objects (nor keyed by id())
+    assert render_question(tpl, spec_to_ast(sp), b) == first and len(b.render_plans) == 1
+    assert a == b  # the cache takes no part in comparing two DomainNL
+
+
+def test_question_rng_is_the_sha256_of_seed_and_table_id():
+    import hashlib
+
+    from generator_py.rng import stable_int
+
+    expected = int.from_bytes(hashlib.sha256(b"42|syn--x--y--v0001--r1").digest()[:8], "big")
+    assert stable_int(42, "syn--x--y--v0001--r1") == expected
