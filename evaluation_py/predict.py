@@ -149,6 +149,8 @@ def final_answers(store: PredictionStore, requests: pd.DataFrame) -> pd.DataFram
 
 
 def _episode_answers(store: PredictionStore, episodes: dict[str, dict]) -> pd.DataFrame:
+    if not episodes:
+        return pd.DataFrame()
     turns = store.get([k for e in episodes.values() for k in e["turn_keys"]])
     by_key = {row["cache_key"]: row for row in turns.to_dict("records")}
     rows = []
@@ -184,7 +186,7 @@ def turns_table(requests: pd.DataFrame, store_path: str | Path) -> pd.DataFrame:
     requests = requests.drop_duplicates("cache_key")
     multi = requests.loc[requests["inference_mode"].map(_is_episode).astype(bool), "cache_key"].tolist()
     if not multi:
-        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "object") for c in columns})
+        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "string") for c in columns})
     with PredictionStore(store_path) as store:
         episodes = store.episodes(multi)
     rows = []
@@ -199,6 +201,8 @@ def turns_table(requests: pd.DataFrame, store_path: str | Path) -> pd.DataFrame:
                          e["inference_mode"], follow_ups[t], replies[t]))
     out = pd.DataFrame(rows, columns=columns)
     out["turn"] = out["turn"].astype("int64")
+    for c in ("parent_key", "user_message"):  # None, not NaN, where a first turn has none
+        out[c] = out[c].astype(object).where(out[c].notna(), None)
     return out
 
 
