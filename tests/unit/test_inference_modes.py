@@ -3,6 +3,14 @@ registered from here (no library edits): the registries are the only way in."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -186,8 +194,8 @@ def test_max_turns_ends_an_episode_without_its_marker(tmp_path):
 
 
 # ------------------------------------------------------------------ over HTTP: the openai backend, the loopback server
-def http_entry(srv: FakeOpenAIServer) -> dict:
-    return {"name": "m", "backend": "openai", "model": "fake-model", "base_url": srv.base_url,
+def http_entry(base_url: str) -> dict:
+    return {"name": "m", "backend": "openai", "model": "fake-model", "base_url": base_url,
             "modes": ["toy_followup"], "max_retries": 0, "concurrency": 2}
 
 
@@ -197,7 +205,7 @@ FOLLOW_UP_2 = "Are you sure? (follow-up 2)"
 def test_http_rerun_replays_episodes_with_zero_requests(tmp_path):
     store_path = tmp_path / "p.sqlite"
     with FakeOpenAIServer(responses={FOLLOW_UP_2: "FINAL 3"}) as srv:
-        specs, requests = specs_and_requests(http_entry(srv))
+        specs, requests = specs_and_requests(http_entry(srv.base_url))
         out = predict(specs, requests, set(), store_path, progress=False)
         assert srv.stats()["requests"] == 9  # three episodes of three turns
         assert out["response"].tolist() == ["FINAL 3"] * 3 and out["turn"].tolist() == [2, 2, 2]
@@ -211,7 +219,7 @@ def test_http_run_stopped_mid_episode_resumes_at_its_turn(tmp_path):
     store_path = tmp_path / "p.sqlite"
     # First run: every second follow-up fails (no retries), so each episode stops after its turn 1.
     with FakeOpenAIServer(responses={FOLLOW_UP_2: "FINAL 3"}, script={FOLLOW_UP_2: ["500"] * 10}) as srv:
-        specs, requests = specs_and_requests(http_entry(srv))
+        specs, requests = specs_and_requests(http_entry(srv.base_url))
         out = predict(specs, requests, set(), store_path, progress=False)
         assert len(out) == 0 and srv.stats()["requests"] == 9
     with PredictionStore(store_path) as store:
@@ -219,7 +227,7 @@ def test_http_run_stopped_mid_episode_resumes_at_its_turn(tmp_path):
         assert store.counts() == {"answered": 6, "errors": 3}  # turns 0 and 1 kept; turn 2 failed
     # Second run: only the turn each episode stopped at is sent.
     with FakeOpenAIServer(responses={FOLLOW_UP_2: "FINAL 3"}) as srv:
-        specs, requests = specs_and_requests(http_entry(srv))
+        specs, requests = specs_and_requests(http_entry(srv.base_url))
         out = predict(specs, requests, set(), store_path, progress=False)
         assert srv.stats()["requests"] == 3 and set(srv.attempts) == {FOLLOW_UP_2}
     assert out["response"].tolist() == ["FINAL 3"] * 3 and out["turn"].tolist() == [2, 2, 2]
@@ -228,3 +236,50 @@ def test_http_run_stopped_mid_episode_resumes_at_its_turn(tmp_path):
         assert len(store.episodes([r.cache_key for r in requests])) == 3
         transcript = next(iter(store.episodes([requests[0].cache_key]).values()))["transcript"]
     assert json.dumps(transcript).count("ECHO: Are you sure? (follow-up 1)") == 1
+
+
+CHILD = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, sys.argv[3])
+    import test_inference_modes as t  # registers the toy mode, as this test module does
+    from evaluation_py.predict import predict
+    specs, requests = t.specs_and_requests(t.http_entry(sys.argv[1]))
+    predict(specs, requests, set(), sys.argv[2], progress=False)
+    print("FINISHED")
+""")
+
+
+def _stored(db: Path) -> int:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT count(*) FROM predictions").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0  # not created yet
+
+
+def test_http_run_killed_mid_episode_resumes_at_its_turn(tmp_path):
+    db = tmp_path / "p.sqlite"
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # The second follow-up hangs, so the child is killed with turns 0 and 1 of every episode stored.
+    with FakeOpenAIServer(script={FOLLOW_UP_2: ["slow"] * 10}, slow_s=30) as srv:
+        child = subprocess.Popen([sys.executable, str(script), srv.base_url, str(db), str(Path(__file__).parent)],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while (_stored(db) < 6 or srv.stats()["in_flight"] < 2) and time.monotonic() < deadline \
+                and child.poll() is None:
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        out, err = child.communicate(timeout=10)
+        assert "FINISHED" not in out, err
+        assert _stored(db) == 6
+    with FakeOpenAIServer(responses={FOLLOW_UP_2: "FINAL 3"}) as srv:
+        specs, requests = specs_and_requests(http_entry(srv.base_url))
+        out = predict(specs, requests, set(), db, progress=False)
+        assert srv.stats()["requests"] == 3 and set(srv.attempts) == {FOLLOW_UP_2}  # only the killed turn
+    assert out["response"].tolist() == ["FINAL 3"] * 3 and out["turn"].tolist() == [2, 2, 2]
