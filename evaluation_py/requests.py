@@ -7,7 +7,7 @@ multi-turn mode. Requests carry no benchmark content: what a backend reads from 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable, Optional
+from typing import Optional
 
 import pandas as pd
 
@@ -86,9 +86,6 @@ def next_turn(request: PredictionRequest, reply: str, user_message: str) -> Pred
     return replace(request, cache_key=key, messages=messages, turn=request.turn + 1, parent_key=request.cache_key)
 
 
+# The request fields eval_requests shows (predict.requests_table adds the prompt id and params).
 REQUEST_COLUMNS = ["cache_key", "question_id", "table_id", "model_name", "backend", "model", "table_format",
                    "inference_mode", "kind", "turn", "parent_key", "prompt_version"]
-
-
-def requests_frame(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
-    return pd.DataFrame([[getattr(r, c) for c in REQUEST_COLUMNS] for r in requests], columns=REQUEST_COLUMNS)
