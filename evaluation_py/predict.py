@@ -8,10 +8,12 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
+from generator_py.release.gt import gt_values
+
 from .backends import base
 from .backends.base import PredictionRequest
 from .model_specs import ModelSpec
-from .normalize import clean_response, gt_values, response_values
+from .normalize import clean_response, response_values
 from .prompts import PROMPT_VERSION
 from .requests import build_requests
 from .runner import run_predictions

@@ -16,7 +16,8 @@ import pandas as pd
 import sqlglot
 from sqlglot import exp
 
-from .formatting import check_rounding, format_gt
+from .formatting import check_rounding
+from .release.gt import format_gt
 
 _local = threading.local()
 
