@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import copy_project, run_dbt
-from test_evaluation_build import build_vars, clone, query, requests_for, server_key
+from conftest import build_vars, clone, copy_project, query, requests_for, run_dbt, server_key
 
 FULL_NO_TESTS = ("--exclude", "resource_type:test")
 
