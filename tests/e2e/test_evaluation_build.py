@@ -3,7 +3,8 @@
 Covers the default baselines, the openai backend over real HTTP against the fake OpenAI server
 (faults, bounded concurrency, the cache making a rebuild free, failed requests retried next build),
 a build killed mid-run and resumed, the replay backend on the HCT-QA release sample reproducing the
-published scores, and bad `eval_models` entries.
+published scores. Bad `eval_models` entries: tests/unit/test_model_specs.py (and one build in
+test_build_guards.py).
 
 The benchmark (one domain, one replica) is built once per module, without its tests (fixture
 `benchmark_base`, tests/conftest.py); each test builds the evaluation models on a copy of it. Singular data tests (tests/data: quality checks of the
@@ -200,21 +201,3 @@ def test_models_with_the_same_sample_answer_the_same_questions(benchmark_base, t
     chosen = {m: set(q) for m, q in query(project, "select model_name, list(question_id) from eval_requests group by 1")}
     assert len(chosen["a"]) == 30 and chosen["a"] == chosen["b"]
     assert len(chosen["c"]) == 60 and chosen["a"] < chosen["c"]
-
-
-# ---------------------------------------------------------------------------------------------- 5. bad config
-@pytest.mark.parametrize("bad_entry, message", [
-    ({"name": "mystery", "backend": "no_such_backend"}, "unknown backend 'no_such_backend'"),
-    ({"backend": "oracle"}, "missing model name"),
-    ("just-a-string", "must be a mapping"),
-], ids=["unknown-backend", "missing-name", "not-a-mapping"])
-def test_bad_eval_models_entry_fails_naming_the_entry(benchmark_base, bad_entry, message):
-    # Read-only for the benchmark: the failing model writes nothing, so the base is used directly.
-    eval_models = [{"name": "oracle", "backend": "oracle"}, bad_entry]
-    proc = run_dbt(benchmark_base, "build", "--select", "eval_requests", "--vars", build_vars(eval_models=eval_models),
-                   check=False)
-    assert proc.returncode != 0
-    out = proc.stdout
-    assert "eval_models entry 2" in out, out[-3000:]
-    assert message in out, out[-3000:]
-    assert repr(bad_entry) in out, out[-3000:]
