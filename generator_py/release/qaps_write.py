@@ -6,12 +6,10 @@ question_id; properties under the release's names (`properties`), the answer as 
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pandas as pd
 
@@ -23,6 +21,7 @@ from .properties import (
     RELEASE_TABLE_PROPERTY_COLUMNS,
     TABLE_PROPERTY_COLUMNS,
 )
+from .table_csv import release_csv
 
 # Keys of the release's `table_info`, in its order; the path/image keys have no counterpart
 # for our tables and are written as null. Our extra keys follow them.
@@ -47,38 +46,6 @@ def release_number(value: Any, where: str = "value") -> str:
     """A numeric question property as the release writes it: `"1"`; an absent number as `""`."""
     number = as_int(value, where)
     return "" if number is None else str(number)
-
-
-def _is_release_csv(rows: list[list[str]]) -> bool:
-    """True when the grid already carries the release's index row (`,0,1,..`) and index column."""
-    if len(rows) < 2 or not rows[0] or rows[0][0] != "":
-        return False
-    if rows[0][1:] != [str(i) for i in range(len(rows[0]) - 1)]:
-        return False
-    return all(r and r[0] == str(i) for i, r in enumerate(rows[1:]))
-
-
-def release_csv(csv_text: Optional[str]) -> Optional[str]:
-    """Table CSV -> the release's CSV layout (first row `,0,1,...`, first column row indexes).
-
-    The release's tooling (and our import) drops that first row and column, so a plain grid (our
-    synthetic `csv`) gets them added; a CSV that already has them (a table imported from the
-    release) is returned unchanged.
-    """
-    if csv_text is None:
-        return None
-    rows = list(csv.reader(io.StringIO(csv_text)))
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
-    if not rows or _is_release_csv(rows):
-        return csv_text
-    width = max(len(r) for r in rows)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([""] + [str(i) for i in range(width)])
-    for i, row in enumerate(rows):
-        writer.writerow([str(i)] + row + [""] * (width - len(row)))
-    return out.getvalue()
 
 
 def _question_entry(q: dict[str, Any]) -> dict[str, Any]:

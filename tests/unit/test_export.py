@@ -16,11 +16,10 @@ from generator_py.release.properties import (
     QUESTION_PROPERTIES,
     QUESTION_PROPERTY_COLUMNS,
     ROW_NESTING_RELEASE_NAME,
-    TABLE_PROPERTIES,
     TABLE_PROPERTY_COLUMNS,
-    release_name_to_column,
 )
-from generator_py.release.qaps_write import build_qaps, release_csv, release_number
+from generator_py.release.qaps_write import build_qaps, release_number
+from generator_py.release.table_csv import release_csv
 
 SYN_CSV = "Event \\ Year,2020,2021\nRunning,\"1,200\",14\nSwimming,7,9\n"
 REAL_CSV = ',0,1,2\n0,Sector,Total,Private\n1,Clerks,"69,203","42,782"\n2,Total,"80,000","50,000"\n'
