@@ -2,7 +2,7 @@ import pandas as pd
 
 from generator_py.cross_check import compare_answers, sqlite_answers
 from generator_py.questions import generate_questions
-from test_questions_fixtures import tables, toy_nl
+from question_fixtures import tables, toy_nl
 
 
 def test_sqlite_agrees_with_generated_answers(synthetic_sample_dir):

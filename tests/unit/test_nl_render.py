@@ -4,7 +4,7 @@ import pytest
 from generator_py.questions import NLTemplateError, load_domain_nl, parse_template, render_question, spec_to_ast
 from generator_py.questions.nl import and_list, or_list
 from generator_py.questions.toy_tables import load_seed_frames
-from test_questions_fixtures import ATTRS, toy_nl
+from question_fixtures import ATTRS, toy_nl
 
 NL = toy_nl()
 NAMES = set(ATTRS["attribute_name"])
@@ -82,7 +82,7 @@ def _load(rows):
 
 
 def _full(override):
-    from test_questions_fixtures import TEMPLATES
+    from question_fixtures import TEMPLATES
     rows = [("toy", "*", tid, p + 1, text) for tid, texts in sorted(TEMPLATES.items()) for p, text in enumerate(texts)]
     return [override.get((r[2], r[3]), r) for r in rows]
 

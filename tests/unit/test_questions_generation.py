@@ -10,7 +10,7 @@ from generator_py.ground_truth import execute
 from generator_py.questions import (METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, generate_questions,
                                     load_domain_nl)
 from generator_py.questions.toy_tables import load_seed_frames, toy_table
-from test_questions_fixtures import tables, toy_nl, unbalanced_table
+from question_fixtures import tables, toy_nl, unbalanced_table
 
 NL = toy_nl()
 

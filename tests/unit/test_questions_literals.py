@@ -5,7 +5,7 @@ from generator_py.formatting import format_number
 from generator_py.question_build import COLUMNS, PlainRelationalTable, _compact, _uncompact, generate_all
 from generator_py.questions import generate_questions, parse_template, render_question, spec_to_ast
 from generator_py.questions.nl import query_facts, sql_literals
-from test_questions_fixtures import ATTRS, tables, toy_nl
+from question_fixtures import ATTRS, tables, toy_nl
 
 NL = toy_nl()
 NAMES = set(ATTRS["attribute_name"])
@@ -76,7 +76,7 @@ def test_plain_tables_and_generate_all_rows(synthetic_sample_dir):
 
 def test_generate_all_same_rows_for_any_worker_count(synthetic_sample_dir):
     import pandas as pd
-    from test_questions_fixtures import TEMPLATES
+    from question_fixtures import TEMPLATES
 
     rows = [("toy", "*", tid, p + 1, text) for tid, texts in TEMPLATES.items() for p, text in enumerate(texts)]
     nl = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])

@@ -1,4 +1,5 @@
-"""Hand-built relational tables and NL templates for the question-generation tests."""
+"""Hand-built relational tables and NL templates shared by the question-generation tests (a helper module,
+not a test module: pytest does not collect it)."""
 from __future__ import annotations
 
 import itertools
