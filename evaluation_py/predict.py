@@ -8,13 +8,15 @@ from typing import Callable, Iterable, Optional
 
 import pandas as pd
 
+from generator_py.release.gt import gt_values
+
 from .backends import base
 from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
 from .episodes import run_episodes
 from .inference_modes import get_mode
 from .model_specs import ModelSpec
-from .normalize import clean_response, gt_values, response_values
+from .normalize import clean_response, response_values
 from .requests import REQUEST_COLUMNS, build_requests
 from .scoring import MODES, score_frame
 from .store import PredictionStore
