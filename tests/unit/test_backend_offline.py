@@ -83,7 +83,7 @@ def test_oracle_backend_scores_one():
     for r in reqs:
         p = got[r.cache_key]
         assert p.error_kind is None
-        for mode in scoring.MODES:
+        for mode in scoring.SCORING_MODES:
             s = scoring.score_one(p.response, r.answer_gt, mode)
             assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), (
                 mode, r.answer_gt)
