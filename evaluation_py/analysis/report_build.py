@@ -11,6 +11,8 @@ from typing import Mapping
 
 import pandas as pd
 
+from evaluation_py import metrics as metric_registry
+
 from . import plots
 from .report import write_report
 from .schema import POOLED, property_label
@@ -124,7 +126,8 @@ def metrics_as_columns(df: pd.DataFrame) -> pd.DataFrame:
     keys = [c for c in df.columns if c not in ("metric", *per_metric)]
     # NULL keys (e.g. the backend of an old frame) would vanish from the index: shown empty instead
     index = df[keys].astype(object).where(df[keys].notna(), "")
-    metric_order = list(pd.unique(df["metric"]))
+    present = set(df["metric"])
+    metric_order = [m for m in metric_registry.names() if m in present] + sorted(present - set(metric_registry.names()))
     wide = pd.concat([index, df[["metric", *per_metric]]], axis=1).set_index([*keys, "metric"]).unstack("metric")
     wide.columns = [m if c == "value" else c.replace("value", m) for c, m in wide.columns]
     ordered = [m if c == "value" else c.replace("value", m) for c in per_metric for m in metric_order]
