@@ -489,3 +489,13 @@ def test_cli_malformed_line_as_subprocess(tmp_path):
     p = _write(tmp_path, [json.dumps({"id": "a--1", "response": "x", "gt": "{x}"}), "{oops"])
     proc = _run_cli(str(p))
     assert proc.returncode == 2 and f"{p}:2" in proc.stderr and "malformed JSON" in proc.stderr
+
+
+def test_cli_inference_mode_picks_the_extraction_filter(capsys, tmp_path):
+    p = _write(tmp_path, [json.dumps({"id": "a", "response": "It is 40 for women.\nFinal answer: 40", "gt": "{40}"})])
+    direct = json.loads(_call_cli(capsys, str(p), "--scoring-mode", "paper").stdout)
+    tcot = json.loads(_call_cli(capsys, str(p), "--scoring-mode", "paper", "--inference-mode", "tcot").stdout)
+    assert (direct["inference_mode"], direct["f1"]) == ("direct", 0.0)
+    assert (tcot["inference_mode"], tcot["scoring_mode"], tcot["f1"], tcot["cc"]) == ("tcot", "paper", 1.0, 1.0)
+    proc = _call_cli(capsys, str(p), "--inference-mode", "telepathy")
+    assert proc.returncode == 2 and "inference mode 'telepathy' has no extraction filter" in proc.stderr
