@@ -255,18 +255,25 @@ def _outcomes(long: pd.DataFrame, metrics: list[str]) -> tuple[pd.DataFrame, dic
         return long, {m: np.zeros(0) for m in metrics}
     keys = ["cache_key"] if "cache_key" in long.columns else \
         [c for c in ("model_name", "backend", "table_format", "inference_mode", "question_id") if c in long.columns]
-    base = long[long["metric"] == metrics[0]]
-    base_key = pd.MultiIndex.from_frame(base[keys])
-    if base_key.has_duplicates:
-        dup = base_key[base_key.duplicated()][0]
-        raise ValueError(f"scores: prediction {dup} has more than one {metrics[0]!r} row in one scoring mode")
-    ys = {metrics[0]: to_number(base["value"])}
+    # integer codes, not string indexes: a long frame has a row per prediction and metric
+    pred = (pd.factorize(long[keys[0]])[0] if len(keys) == 1 else
+            long.groupby(keys, sort=False, dropna=False).ngroup().to_numpy())
+    metric_codes, metric_names = pd.factorize(long["metric"])
+    code_of = {m: i for i, m in enumerate(metric_names)}
+    values = to_number(long["value"])
+    rows = {m: np.flatnonzero(metric_codes == code_of[m]) if m in code_of else np.zeros(0, dtype=np.int64)
+            for m in metrics}
+    base_rows = rows[metrics[0]]
+    base_pred = pred[base_rows]
+    if len(np.unique(base_pred)) < len(base_pred):
+        raise ValueError(f"scores: a prediction has more than one {metrics[0]!r} row in one scoring mode")
+    ys = {metrics[0]: values[base_rows]}
     for m in metrics[1:]:
-        part = long[long["metric"] == m]
-        pos = pd.MultiIndex.from_frame(part[keys]).get_indexer(base_key)
-        v = to_number(part["value"])
-        ys[m] = np.where(pos >= 0, v[np.clip(pos, 0, None)] if len(v) else np.nan, np.nan)
-    return base, ys
+        at = np.full(int(pred.max()) + 1, -1, dtype=np.int64)
+        at[pred[rows[m]]] = rows[m]
+        pos = at[base_pred]
+        ys[m] = np.where(pos >= 0, values[np.clip(pos, 0, None)], np.nan)
+    return long.iloc[base_rows], ys
 
 
 def property_regression(
@@ -328,6 +335,10 @@ def property_regression(
     names = [c for c in candidates if c in vals.columns]
     vals = vals[names]
 
+    # only the columns a fit reads: every row filter below copies what it keeps
+    scores = scores[[c for c in ("cache_key", "model_name", "backend", "table_format", "inference_mode",
+                                 "scoring_mode", "question_id", "table_id", "metric", "value", "left_out")
+                     if c in scores.columns]]
     oracle = is_oracle(scores)
     oracle_names = set(scores.loc[oracle, "model_name"].astype(str)) if oracle.any() else set()
     if oracle_names:
