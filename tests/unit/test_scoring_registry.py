@@ -13,6 +13,7 @@ import pytest
 
 from evaluation_py import extraction, metrics
 from evaluation_py.analysis import breakdowns as bd
+from evaluation_py.analysis import plots
 from evaluation_py.analysis.regression import property_regression
 from evaluation_py.analysis.synthetic import make_questions, make_tables
 from evaluation_py.metrics import Match
@@ -172,7 +173,7 @@ def _eval_summary(scores: pd.DataFrame) -> pd.DataFrame:
     return con.sql(sql).df()
 
 
-def test_toy_metric_and_filter_flow_through_scores_summary_breakdown_and_regression(toys):
+def test_toy_metric_and_filter_flow_through_scores_summary_breakdown_and_regression(toys, tmp_path):
     tables, questions, requests, predictions = _inputs(inference_mode="toy_mode")
     scores = scores_table(requests, predictions, questions)
     assert set(scores.metric) == {*HCTQA_METRICS, "exact_set", "n_values_read"}
@@ -197,6 +198,11 @@ def test_toy_metric_and_filter_flow_through_scores_summary_breakdown_and_regress
     by_format = bd.scores_by_table_format(scores, scoring_mode="strict").set_index(["model_name", "metric"])
     for key in [("m_good", "exact_set"), ("m_bad", "n_values_read"), ("m_bad", "f1")]:
         assert by_format.loc[key, "value"] == pytest.approx(overall.loc[key, "value"])
+
+    by_template = bd.scores_by_template(scores, questions)
+    assert {"exact_set", "n_values_read"} <= set(by_template.metric)
+    figure = plots.plot_template_heatmap(by_template, tmp_path, metric="exact_set")
+    assert figure.endswith("heatmap_template_exact_set.png") and Path(figure).stat().st_size > 15000  # a "no data" placeholder is about 8 kB
 
     reg = property_regression(scores, tables, questions, pooled=False)
     toy = reg[(reg.metric == "exact_set") & reg.dropped_reason.isna()]
