@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation_py.extraction import DEFAULT_INFERENCE_MODE
+from evaluation_py.scoring import mean_scores
 
 from .schema import ORACLE_BACKEND
 
@@ -115,6 +116,6 @@ def model_order(
     sel = select_scores(scores, scoring_mode=scoring_mode, table_format=table_format, metric=metric)
     if sel.empty:
         sel = select_scores(scores, scoring_mode=None, table_format=table_format, metric=metric)
-    means = sel.groupby("model_name", observed=True)["value"].mean()
+    means = mean_scores(sel, ["model_name"]).set_index("model_name")["value"]
     rows = sorted(means.items(), key=lambda kv: (-(kv[1] if np.isfinite(kv[1]) else -np.inf), str(kv[0])))
     return [str(m) for m, _ in rows]
