@@ -18,7 +18,7 @@ from evaluation_py.scoring import to_long
 
 from .schema import TABLE_PROPERTY_COLUMNS
 
-METRICS = ("precision", "recall", "f1", "cc")
+METRICS = ("precision", "recall", "f1", "cc")  # the HCT-QA metrics these fake scores stand for
 
 SYN_DATASETS = ("accidents", "education", "health", "finance", "census_syn")
 REAL_DATASETS = ("qnpc", "pak", "us_census", "arxiv")
