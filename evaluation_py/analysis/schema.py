@@ -1,4 +1,4 @@
-"""Names shared by the analysis modules: property columns, their hierarchy, metrics.
+"""Names shared by the analysis modules: property columns and their hierarchy (metrics: evaluation_py.metrics).
 
 The table-property names follow ``docs/properties.md`` (23 booleans) and live in
 ``generator_py.release.properties``.
@@ -12,8 +12,6 @@ from generator_py.release.properties import (  # TABLE_PROPERTY_COLUMNS re-expor
     TABLE_PROPERTY_COLUMNS,
     release_name_to_column,
 )
-
-METRICS: tuple[str, ...] = ("precision", "recall", "f1", "cc")
 
 POOLED: str = "__pooled__"
 

@@ -81,8 +81,8 @@ def test_replay_follows_its_file_and_the_cache_is_never_read_unchecked(built, tm
                        build_vars(eval_models=[entry]), check=check)
 
     def f1() -> float:
-        return query(project, """select f1 from eval_summary where model_name = 'replayed' and level = 'overall'
-                                 and mode = 'strict'""")[0][0]
+        return query(project, """select value from eval_summary where model_name = 'replayed' and level = 'overall'
+                                 and scoring_mode = 'strict' and metric = 'f1'""")[0][0]
 
     build(right)
     assert f1() == 1.0

@@ -36,21 +36,24 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
             per_request], mart
     assert query(project, "select count(*) from eval_turns")[0][0] == 0
     oracle = query(project, """
-        select level, mode, precision, recall, f1, cc from eval_summary where model_name = 'oracle'""")
+        select level, scoring_mode, list(distinct metric order by metric), list(distinct value)
+        from eval_summary where model_name = 'oracle' group by all""")
     assert {(lvl, mode) for lvl, mode, *_ in oracle} == {
         (lvl, mode) for lvl in ("overall", "source", "dataset", "template") for mode in ("strict", "paper")}
-    for level, mode, *values in oracle:
-        assert values == [1.0, 1.0, 1.0, 1.0], (level, mode, values)
+    for level, mode, metric_names, values in oracle:
+        assert metric_names == ["cc", "f1", "precision", "recall"] and values == [1.0], (level, mode, values)
 
     templates = {t for (t,) in query(project, "select distinct template_id from benchmark_questions")}
     for mode in ("strict", "paper"):
         got = query(project, """
             select template_id, n from eval_summary
-            where model_name = 'header_match' and level = 'template' and mode = ?""", [mode])
+            where model_name = 'header_match' and level = 'template' and scoring_mode = ? and metric = 'f1'""",
+                    [mode])
         assert {t for t, _ in got} == templates
         assert all(n > 0 for _, n in got)
     (n_overall,) = query(project, """
-        select n from eval_summary where model_name = 'header_match' and level = 'overall' and mode = 'strict'""")[0]
+        select n from eval_summary where model_name = 'header_match' and level = 'overall' and scoring_mode = 'strict'
+        and metric = 'f1'""")[0]
     (n_questions,) = query(project, "select count(*) from benchmark_questions")[0]
     assert n_overall == min(3000, n_questions)
 
@@ -95,9 +98,10 @@ def test_openai_backend_faults_concurrency_cache_and_retry_of_failures(benchmark
         assert attempts[by_key[kdrop].cache_key] == 2
         responses = dict(query(project, "select cache_key, response from eval_predictions"))
         assert responses[by_key[k429].cache_key] == answers[k429]
-        assert query(project, "select count(*) from eval_scores where model_name = 'fake'")[0][0] == 80
-        strict = query(project, """
-            select n, f1 from eval_summary where model_name = 'fake' and level = 'overall' and mode = 'strict'""")
+        assert query(project, """select count(*) from eval_scores where model_name = 'fake'
+                                 and metric = 'f1'""")[0][0] == 80
+        strict = query(project, """select n, value from eval_summary where model_name = 'fake' and level = 'overall'
+                                   and scoring_mode = 'strict' and metric = 'f1'""")
         assert strict[0][0] == 40 and strict[0][1] == pytest.approx(39 / 40)
 
         # Second build: only the failed request is sent again (the server now answers it).
@@ -114,8 +118,8 @@ def test_openai_backend_faults_concurrency_cache_and_retry_of_failures(benchmark
         run_dbt(project, *args)
         assert srv.stats()["requests"] == 0
         assert query(project, "select count(*), count(distinct cache_key) from eval_predictions")[0] == (40, 40)
-        strict = query(project, """
-            select n, f1 from eval_summary where model_name = 'fake' and level = 'overall' and mode = 'strict'""")
+        strict = query(project, """select n, value from eval_summary where model_name = 'fake' and level = 'overall'
+                                   and scoring_mode = 'strict' and metric = 'f1'""")
         assert strict == [(40, 1.0)]
 
 
@@ -173,8 +177,10 @@ PAPER_BY_DATASET = {  # the reference README: dataset -> (questions, precision, 
 
 def _summary(project: Path, **where) -> list[tuple]:
     cond = " and ".join(f"{k} = ?" for k in where)
-    return query(project, f"""select n, n_left_out, precision, recall, f1, cc, dataset from eval_summary
-                               where model_name = 'gemma' and {cond} order by dataset""", list(where.values()))
+    by_metric = ", ".join(f"max(value) filter (where metric = '{m}')" for m in ("precision", "recall", "f1", "cc"))
+    return query(project, f"""select n, n_left_out, {by_metric}, dataset from eval_summary
+                               where model_name = 'gemma' and {cond} group by n, n_left_out, dataset
+                               order by dataset""", list(where.values()))
 
 
 def test_replay_of_release_responses_reproduces_published_scores(release_build):
@@ -187,17 +193,20 @@ def test_replay_of_release_responses_reproduces_published_scores(release_build):
     for mode, expected in (("paper", (185, 9, 0.3969, 0.3924, 0.3706, 0.2757)),
                            ("strict", (194, 0, 0.3854, 0.3752, 0.3573, 0.2629))):
         for level in ("overall", "source"):
-            rows = _summary(project, mode=mode, level=level)
+            rows = _summary(project, scoring_mode=mode, level=level)
             assert len(rows) == 1, (mode, level, rows)
             n, n_left_out, *scores, _ = rows[0]
             assert (n, n_left_out) == expected[:2], (mode, level)
             assert [round(s, 4) for s in scores] == list(expected[2:]), (mode, level)
-    rows = _summary(project, mode="paper", level="dataset")
+    rows = _summary(project, scoring_mode="paper", level="dataset")
     got = {ds: (n + n_left_out, *[round(s, 4) for s in scores]) for n, n_left_out, *scores, ds in rows}
     assert got == PAPER_BY_DATASET
     # 9 "No Answer" and 5 empty responses gave no answer, in both modes' rows
-    assert query(project, """select mode, unanswered from eval_summary where model_name = 'gemma' and level = 'overall'
-                             order by mode""") == [("paper", 14), ("strict", 14)]
+    assert query(project, """select scoring_mode, unanswered from eval_summary where model_name = 'gemma'
+                             and level = 'overall' and metric = 'f1' order by scoring_mode""") == [("paper", 14), ("strict", 14)]
+    # every registered metric of every prediction, in both scoring modes; the requests carry their inference mode
+    assert query(project, """select count(*), count(distinct metric), list(distinct inference_mode)
+                             from eval_scores where model_name = 'gemma'""") == [(194 * 2 * 4, 4, ["direct"])]
 
 
 # ---------------------------------------------------------------------------------------------- sampling

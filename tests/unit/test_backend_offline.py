@@ -84,7 +84,7 @@ def test_oracle_backend_scores_one():
     for r in reqs:
         p = got[r.cache_key]
         assert p.error_kind is None
-        for mode in scoring.MODES:
+        for mode in scoring.SCORING_MODES:
             s = scoring.score_one(p.response, gt_of[r.question_id], mode)
             assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), (
                 mode, gt_of[r.question_id])
