@@ -106,6 +106,9 @@ def worker_argv(bwrap: str, uid: int) -> list[str]:
     for cap in WORKER_CAPABILITIES:
         argv += ["--cap-add", cap]
     argv += _system_dirs()
+    # Folders bwrap creates for mount points are 0700 (root's); the program's uid must pass through them.
+    for folder in ("/sandbox", PACKAGE_PARENT):
+        argv += ["--perms", "0755", "--dir", folder]
     argv += ["--ro-bind", root, PYTHON_ROOT,
              "--ro-bind", site_packages, SITE_PACKAGES,
              "--ro-bind", package_dir(), f"{PACKAGE_PARENT}/{PACKAGE_NAME}",

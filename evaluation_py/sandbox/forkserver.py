@@ -40,6 +40,7 @@ class Worker:
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
+        pid_r, pid_w = os.pipe()  # its own pipe: the program may write to res before the pid is sent
         tmp_dir = None
         if self.mode == "rlimits":
             tmp_dir = tempfile.mkdtemp(prefix="program-")
@@ -48,22 +49,25 @@ class Worker:
         base = rlimits.address_space_now()
         pid = os.fork()
         if pid == 0:
-            os.close(req_w), os.close(res_r), os.close(out_r)
-            self._child(table, limits, base, req_r, res_w, out_w, tmp_dir)  # never returns
-        os.close(req_r), os.close(res_w), os.close(out_w)
+            os.close(req_w), os.close(res_r), os.close(out_r), os.close(pid_r)
+            self._child(table, limits, base, req_r, res_w, out_w, pid_w, tmp_dir)  # never returns
+        os.close(req_r), os.close(res_w), os.close(out_w), os.close(pid_w)
         if self.mode == "bubblewrap":
             # The first child only entered the namespaces and forked the program (PID 1 there); it
             # passes the program's pid on and exits, and the program is reparented to this worker.
             raw = b""
             while len(raw) < 8:
-                chunk = os.read(res_r, 8 - len(raw))
+                chunk = os.read(pid_r, 8 - len(raw))
                 if not chunk:
                     break
                 raw += chunk
             os.waitpid(pid, 0)
+            os.close(pid_r)
             if len(raw) < 8:
                 raise RuntimeError("the sandbox could not set up a program's namespaces (see the worker's stderr)")
             pid = int.from_bytes(raw, "big")
+        else:
+            os.close(pid_r)
         for fd in (res_r, out_r):
             os.set_blocking(fd, False)
         self.session = {"pid": pid, "req": req_w, "res": res_r, "out": out_r, "res_buf": b"", "alive": True,
@@ -73,14 +77,14 @@ class Worker:
             self.close()
             raise RuntimeError(f"the program process did not start: {ready.get('message', ready)}")
 
-    def _child(self, table, limits, base, req_r, res_w, out_w, tmp_dir) -> None:
+    def _child(self, table, limits, base, req_r, res_w, out_w, pid_w, tmp_dir) -> None:
         try:
             if self.mode == "bubblewrap":
                 namespaces.unshare(namespaces.CLONE_NEWPID | namespaces.CLONE_NEWNS | namespaces.CLONE_NEWIPC
                                    | namespaces.CLONE_NEWUTS)
                 pid = os.fork()
                 if pid:
-                    os.write(res_w, pid.to_bytes(8, "big"))
+                    os.write(pid_w, pid.to_bytes(8, "big"))
                     os._exit(0)
                 # No parent-death signal here: the parent exits at once. If the worker dies, its
                 # sandbox's PID 1 dies and the kernel kills every process under it, this one too.
@@ -89,6 +93,7 @@ class Worker:
                 os.setsid()
                 namespaces.prctl(namespaces.PR_SET_PDEATHSIG, signal.SIGKILL)
                 os.chdir(tmp_dir)
+            os.close(pid_w)
             os.dup2(out_w, 1)
             os.dup2(out_w, 2)
             keep = {0, 1, 2, req_r, res_w}

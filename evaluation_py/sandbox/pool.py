@@ -108,8 +108,9 @@ def _to_result(reply: dict, sandbox: str) -> Result:
     message = reply.get("message", "")
     filename = reply.get("filename")
     if sandbox == "bubblewrap" and kind == "runtime" and isinstance(filename, str) and filename.startswith("/") \
-            and message.startswith(("FileNotFoundError", "NotADirectoryError")) and os.path.lexists(filename):
-        # The path exists on the host but not in the sandbox: the program reached for what it hides.
+            and message.startswith(("FileNotFoundError", "NotADirectoryError")) \
+            and (os.path.lexists(filename) or os.path.isdir(os.path.dirname(filename))):
+        # The path (or its folder) exists on the host but not in the sandbox: the program reached for what it hides.
         kind, message = "sandbox_violation", f"{message} (the sandbox hides this host path)"
     return Result(status="error" if kind else "ok", error_kind=kind, answer=None if kind else reply.get("answer", ""),
                   stdout=reply.get("stdout", ""), wall_s=float(reply.get("wall_s", 0.0)), sandbox=sandbox,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import io
+import linecache
 import os
 import socket
 import sys
@@ -103,6 +104,8 @@ class BlockRunner:
         printed = io.StringIO()
         real_stdout = sys.stdout
         sys.stdout = _Tee(printed, real_stdout)
+        # Registered so tracebacks (in its output, and for `classify`) show the program's lines.
+        linecache.cache["<program>"] = (len(code), None, code.splitlines(True), "<program>")
         try:
             compiled = compile(code, "<program>", "exec")
             exec(compiled, self.namespace)
