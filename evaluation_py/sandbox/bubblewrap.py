@@ -33,7 +33,7 @@ SANDBOX_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
     "LANG": "C.UTF-8",
-    "PYTHONHASHSEED": "0",  # set and dict-of-str order, hence printed answers, are the same every run
+    "PYTHONHASHSEED": "0",  # set order, hence printed answers, the same in every worker and run (so no -I/-E)
     "PYTHONDONTWRITEBYTECODE": "1",
     "OPENBLAS_NUM_THREADS": "1",  # no BLAS threads in the worker: it forks
     "OMP_NUM_THREADS": "1",
@@ -113,7 +113,7 @@ def worker_argv(bwrap: str, uid: int) -> list[str]:
              "--ro-bind", site_packages, SITE_PACKAGES,
              "--ro-bind", package_dir(), f"{PACKAGE_PARENT}/{PACKAGE_NAME}",
              "--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--remount-ro", "/", "--chdir", "/",
-             "--", f"{PYTHON_ROOT}/{interpreter}", "-I", "-S", "-c",
+             "--", f"{PYTHON_ROOT}/{interpreter}", "-P", "-s", "-S", "-c",
              boot_code(PACKAGE_PARENT, SITE_PACKAGES, "bubblewrap", uid)]
     return argv
 
@@ -126,4 +126,4 @@ def rlimits_argv(uid: int) -> tuple[list[str], dict]:
     boot = boot_code(parent, site_packages, "rlimits", uid).replace(
         f"{parent + '/' + PACKAGE_NAME}", package_dir())
     env = {k: v for k, v in SANDBOX_ENV.items() if k != "LD_LIBRARY_PATH"}
-    return [sys.executable, "-I", "-S", "-c", boot], env
+    return [sys.executable, "-P", "-s", "-S", "-c", boot], env

@@ -103,13 +103,18 @@ class _WorkerProcess:
         self.kill()
 
 
+# Folders the sandbox has its own of: a path missing there is the program's business, not the host's.
+_OWN_PATHS = ("/dev/", "/proc/", "/sys/")
+
+
 def _to_result(reply: dict, sandbox: str) -> Result:
     kind = reply.get("error_kind")
     message = reply.get("message", "")
     filename = reply.get("filename")
     if sandbox == "bubblewrap" and kind == "runtime" and isinstance(filename, str) and filename.startswith("/") \
+            and not filename.startswith(_OWN_PATHS) \
             and message.startswith(("FileNotFoundError", "NotADirectoryError")) \
-            and (os.path.lexists(filename) or os.path.isdir(os.path.dirname(filename))):
+            and (os.path.lexists(filename) or os.path.dirname(filename) not in ("/", "") and os.path.isdir(os.path.dirname(filename))):
         # The path (or its folder) exists on the host but not in the sandbox: the program reached for what it hides.
         kind, message = "sandbox_violation", f"{message} (the sandbox hides this host path)"
     return Result(status="error" if kind else "ok", error_kind=kind, answer=None if kind else reply.get("answer", ""),
