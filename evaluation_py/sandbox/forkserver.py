@@ -13,7 +13,10 @@ running is killed by a reaper that signals every process of the program's uid.
 """
 from __future__ import annotations
 
+import gc
+import importlib
 import os
+import resource
 import selectors
 import shutil
 import signal
@@ -33,6 +36,8 @@ class Worker:
         self.mode, self.uid = mode, uid
         self.session: dict | None = None
         namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)  # programs' orphans come back here to be reaped
+        # The worker's own PID namespace, to return to after each program's fork (see open).
+        self.pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if mode == "bubblewrap" else None
 
     # -- one session: the forked program process ---------------------------------------------
     def open(self, table: dict, limits: Limits) -> None:
@@ -40,34 +45,26 @@ class Worker:
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
-        pid_r, pid_w = os.pipe()  # its own pipe: the program may write to res before the pid is sent
         tmp_dir = None
         if self.mode == "rlimits":
             tmp_dir = tempfile.mkdtemp(prefix="program-")
             if os.getuid() == 0:
                 os.chown(tmp_dir, self.uid, self.uid)
         base = rlimits.address_space_now()
-        pid = os.fork()
-        if pid == 0:
-            os.close(req_w), os.close(res_r), os.close(out_r), os.close(pid_r)
-            self._child(table, limits, base, req_r, res_w, out_w, pid_w, tmp_dir)  # never returns
-        os.close(req_r), os.close(res_w), os.close(out_w), os.close(pid_w)
         if self.mode == "bubblewrap":
-            # The first child only entered the namespaces and forked the program (PID 1 there); it
-            # passes the program's pid on and exits, and the program is reparented to this worker.
-            raw = b""
-            while len(raw) < 8:
-                chunk = os.read(pid_r, 8 - len(raw))
-                if not chunk:
-                    break
-                raw += chunk
-            os.waitpid(pid, 0)
-            os.close(pid_r)
-            if len(raw) < 8:
-                raise RuntimeError("the sandbox could not set up a program's namespaces (see the worker's stderr)")
-            pid = int.from_bytes(raw, "big")
-        else:
-            os.close(pid_r)
+            # One fork per program: the next child of the worker is PID 1 of a new PID namespace;
+            # the worker then returns to its own, so the next program gets a new one again.
+            namespaces.unshare(namespaces.CLONE_NEWPID)
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            if self.mode == "bubblewrap" and pid != 0:
+                namespaces.setns(self.pid_ns, namespaces.CLONE_NEWPID)
+        if pid == 0:
+            os.close(req_w), os.close(res_r), os.close(out_r)
+            self._child(table, limits, base, req_r, res_w, out_w, tmp_dir)  # never returns
+        os.close(req_r), os.close(res_w), os.close(out_w)
         for fd in (res_r, out_r):
             os.set_blocking(fd, False)
         self.session = {"pid": pid, "req": req_w, "res": res_r, "out": out_r, "res_buf": b"", "alive": True,
@@ -77,23 +74,17 @@ class Worker:
             self.close()
             raise RuntimeError(f"the program process did not start: {ready.get('message', ready)}")
 
-    def _child(self, table, limits, base, req_r, res_w, out_w, pid_w, tmp_dir) -> None:
+    def _child(self, table, limits, base, req_r, res_w, out_w, tmp_dir) -> None:
         try:
             if self.mode == "bubblewrap":
-                namespaces.unshare(namespaces.CLONE_NEWPID | namespaces.CLONE_NEWNS | namespaces.CLONE_NEWIPC
-                                   | namespaces.CLONE_NEWUTS)
-                pid = os.fork()
-                if pid:
-                    os.write(pid_w, pid.to_bytes(8, "big"))
-                    os._exit(0)
-                # No parent-death signal here: the parent exits at once. If the worker dies, its
-                # sandbox's PID 1 dies and the kernel kills every process under it, this one too.
+                # PID 1 of its own PID namespace already; now its own mounts, IPC and host name. If the
+                # worker dies, its sandbox's PID 1 dies and the kernel kills every process under it.
+                namespaces.unshare(namespaces.CLONE_NEWNS | namespaces.CLONE_NEWIPC | namespaces.CLONE_NEWUTS)
                 self._private_mounts(limits)
             else:
                 os.setsid()
                 namespaces.prctl(namespaces.PR_SET_PDEATHSIG, signal.SIGKILL)
                 os.chdir(tmp_dir)
-            os.close(pid_w)
             os.dup2(out_w, 1)
             os.dup2(out_w, 2)
             keep = {0, 1, 2, req_r, res_w}
@@ -306,11 +297,12 @@ class Worker:
 def main(mode: str, uid: int) -> None:
     """Serve the host until it closes the pipe or sends `exit`."""
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    import pandas  # noqa: F401 - imported once here, so each forked program starts with it loaded
+    importlib.import_module("pandas")  # imported once here, so each forked program starts with it loaded
 
     from .program import namespace_for
 
     namespace_for({"csv": "a,b\n1,2\n"})  # warms pandas' CSV reader too
+    gc.freeze()  # the warm objects leave the collector's view: a program's collections do not touch (copy) their pages
     worker = Worker(mode, uid)
     protocol.send(HOST_OUT, {"ready": True, "pid": os.getpid()})
     while True:
@@ -333,6 +325,9 @@ def main(mode: str, uid: int) -> None:
                 reply = {"ready": True}
             elif op == "block":
                 reply = worker.run_block(message["code"])
+            elif op == "usage":  # CPU seconds of this worker and the programs it reaped (benchmarks)
+                own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+                reply = {"cpu_s": own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime}
             elif op == "close":
                 worker.close()
                 reply = {"closed": True}

@@ -43,6 +43,10 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), f"unshare({flags:#x})")
 
 
+def setns(fd: int, nstype: int) -> None:
+    _check(_libc.setns(fd, nstype), f"setns({nstype:#x})")
+
+
 def mount(source: str, target: str, fstype: str | None, flags: int = 0, data: str | None = None) -> None:
     _check(_libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, flags,
                        data.encode() if data else None), f"mount {fstype or source} on {target}")

@@ -182,6 +182,17 @@ class SandboxPool:
         with ThreadPoolExecutor(len(self._workers) or 1) as runner:
             return list(runner.map(lambda code: self.run(code, table, limits), codes))
 
+    def worker_cpu_s(self) -> float:
+        """CPU seconds the workers and their programs' processes have used so far (for benchmarks)."""
+        total = 0.0
+        for _ in self._workers:
+            worker = self._checkout()
+            try:
+                total += worker.request({"op": "usage"}, SLACK_S)["cpu_s"]
+            finally:
+                self._free.put(worker)
+        return total
+
     def session(self, table: Optional[dict] = None, limits: Optional[Limits] = None):
         """An icot session: blocks run one after another in one process whose state persists."""
         from .session import Session
