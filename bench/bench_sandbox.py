@@ -2,7 +2,7 @@
 process per program), side by side with in-process `exec` of the same programs (TReB's way: shared
 interpreter, no isolation) in one run, and the ratio of the two.
 
-    .venv/bin/python bench/bench_sandbox.py [--programs 300] [--runs 5] [--workers 2] [--rlimits]
+    .venv/bin/python bench/bench_sandbox.py [--programs 300] [--runs 5] [--workers 4] [--rlimits]
 
 Worker start-up (bwrap + an interpreter importing pandas) is measured apart: it is paid once per
 pool, not per program. Prints a Markdown block for bench/results/sandbox.md.
@@ -64,7 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--programs", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=4)  # two per core: one forks while the other waits on a pipe
     parser.add_argument("--rlimits", action="store_true", help="also measure the weaker rlimits sandbox")
     args = parser.parse_args()
     table = inputs_from_csv(CSV)
