@@ -177,8 +177,9 @@ def test_a_detached_child_outliving_a_finished_program_is_killed(guarded):
 @pytest.mark.parametrize("code, kind", [
     ("while True:\n    pass\n", "timeout"),
     ("block = bytearray(10 * 1024 ** 3)\n", "memory"),
+    ("import os\nwhile True:\n    os.fork()\n", "sandbox_violation"),
 ])
-def test_rlimits_fallback_contains_loops_and_allocations(guarded, code, kind):
+def test_rlimits_fallback_contains_loops_allocations_and_fork_bombs(guarded, code, kind):
     result = guarded(code, "--timeout", "1.5", "--memory-mb", "512", sandbox="rlimits")
     assert result["error_kind"] == kind and result["sandbox"] == "rlimits"
 
