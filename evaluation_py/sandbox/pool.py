@@ -136,10 +136,12 @@ class SandboxPool:
         self._free: "queue.Queue[_WorkerProcess]" = queue.Queue()
         self._workers: list[_WorkerProcess] = []
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="sandbox-spawner")
+        self._uids: dict[int, int] = {}  # id(worker) -> its uid, to give a replacement the same one
         base = _uid_base()
         try:
             for slot in range(size):
                 self._workers.append(_WorkerProcess(sandbox, base + slot, self._spawner))
+                self._uids[id(self._workers[-1])] = base + slot
             for worker in self._workers:  # they warm up (import pandas) side by side
                 worker.wait_ready()
                 self._free.put(worker)
@@ -164,6 +166,17 @@ class SandboxPool:
             raise SandboxError("the sandbox pool is closed")
         return self._free.get()
 
+    def _release(self, worker: _WorkerProcess) -> None:
+        """Back to the free workers; a worker that died is replaced by a fresh one first."""
+        if not worker.alive() and worker in self._workers:
+            uid = self._uids.pop(id(worker))
+            fresh = _WorkerProcess(self.sandbox, uid, self._spawner)
+            fresh.wait_ready()
+            self._workers[self._workers.index(worker)] = fresh
+            self._uids[id(fresh)] = uid
+            worker = fresh
+        self._free.put(worker)
+
     def run(self, code: str, table: Optional[dict] = None, limits: Optional[Limits] = None) -> Result:
         """Run one program in a fresh isolated process; `table` holds the html/markdown/csv texts."""
         from .program import check_inputs
@@ -174,7 +187,7 @@ class SandboxPool:
         try:
             reply = worker.request(message, limits.timeout_s + SLACK_S)
         finally:
-            self._free.put(worker)
+            self._release(worker)
         return _to_result(reply, self.sandbox)
 
     def map(self, codes: Iterable[str], table: Optional[dict] = None, limits: Optional[Limits] = None) -> list[Result]:
@@ -190,7 +203,7 @@ class SandboxPool:
             try:
                 total += worker.request({"op": "usage"}, SLACK_S)["cpu_s"]
             finally:
-                self._free.put(worker)
+                self._release(worker)
         return total
 
     def session(self, table: Optional[dict] = None, limits: Optional[Limits] = None):

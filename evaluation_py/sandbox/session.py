@@ -42,7 +42,7 @@ class Session:
     def _release(self) -> None:
         worker, self._worker = self._worker, None
         if worker is not None:
-            self.pool._free.put(worker)
+            self.pool._release(worker)
 
     def __enter__(self) -> "Session":
         return self

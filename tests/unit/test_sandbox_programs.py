@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation_py.sandbox import INSTALL_HINT, Limits, SandboxPool, SandboxUnavailable
+from evaluation_py.sandbox import INSTALL_HINT, Limits, SandboxError, SandboxPool, SandboxUnavailable
 from evaluation_py.sandbox.program import inputs_from_csv
 from evaluation_py.table_render import render_html, render_markdown
 
@@ -112,6 +112,17 @@ def test_a_session_ends_when_a_block_times_out(pool):
 def test_same_program_same_answer(pool):
     code = "answer = str({'alpha', 'beta', 'gamma', 'delta'})"
     assert len({pool.run(code).answer for _ in range(4)}) == 1
+
+
+def test_a_worker_that_died_is_reported_then_replaced():
+    with SandboxPool(1) as pool:
+        dead = pool._workers[0]
+        dead.proc.kill()
+        dead.proc.wait()
+        with pytest.raises(SandboxError, match="bubblewrap worker"):
+            pool.run("answer = 1")
+        assert pool._workers[0] is not dead and pool._workers[0].alive()
+        assert pool.run("answer = 2").answer == "2"
 
 
 def test_limits_are_checked():
