@@ -87,14 +87,11 @@ class Worker:
                 os.chdir(tmp_dir)
             os.dup2(out_w, 1)
             os.dup2(out_w, 2)
-            keep = {0, 1, 2, req_r, res_w}
-            os.closerange(3, min(req_r, res_w))
-            for fd in range(min(req_r, res_w) + 1, 1024):
-                if fd not in keep:
-                    try:
-                        os.close(fd)
-                    except OSError:
-                        pass
+            # Close every other descriptor the worker had (its host pipes, other programs' leftovers).
+            low, high = sorted((req_r, res_w))
+            os.closerange(3, low)
+            os.closerange(low + 1, high)
+            os.closerange(high + 1, 65536)
             os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
             work = "/tmp" if self.mode == "bubblewrap" else tmp_dir
             os.environ.clear()
@@ -248,6 +245,8 @@ class Worker:
     def _kill(self, session) -> None:
         if session["alive"]:
             try:
+                if self.mode == "rlimits":  # the program leads a session (setsid) of its own
+                    os.killpg(session["pid"], signal.SIGKILL)
                 os.kill(session["pid"], signal.SIGKILL)
             except ProcessLookupError:
                 pass

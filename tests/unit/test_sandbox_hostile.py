@@ -17,6 +17,7 @@ import pytest
 from sandbox_guard import OuterGuard
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.timeout(300)  # a sandbox that hangs fails its test instead of the run
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from evaluation_py.sandbox.program import inputs_from_csv
 from evaluation_py.table_render import render_html, render_markdown
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.timeout(300)  # a sandbox that hangs fails its test instead of the run
 CSV = 'Region,2019,2020\n"North, East",007,1 234\nSouth,,NA\n'
 
 
