@@ -102,6 +102,17 @@ def test_session_state_persists_across_blocks(pool):
         assert second.stdout == "" and third.stdout == "26\n"
 
 
+def test_each_block_of_a_session_has_its_own_output_cap_and_sessions_share_nothing(pool):
+    limits = Limits(timeout_s=5, output_bytes=100)
+    with pool.session(limits=limits) as session:
+        assert session.run("print('a' * 60)\nsecret = 'first session'").ok
+        assert session.run("print('b' * 60)").ok  # 120 bytes over two blocks: each under the cap
+        assert session.run("print('c' * 200)").error_kind == "output_limit"
+    with pool.session() as other:
+        result = other.run("answer = [globals().get('secret'), __import__('os').listdir('/tmp')]")
+        assert result.answer == "[None, []]"
+
+
 def test_a_session_ends_when_a_block_times_out(pool):
     with pool.session(limits=Limits(timeout_s=1, cpu_s=5)) as session:
         assert session.run("x = 1").ok
