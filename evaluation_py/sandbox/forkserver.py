@@ -2,9 +2,10 @@
 
 It runs inside a bubblewrap sandbox (or, under `sandbox: rlimits`, as a plain process) and talks to
 the host over its stdin/stdout with the framing of `protocol`. For each program (or icot session)
-it forks; under bubblewrap the fork first enters new PID, mount, IPC and UTS namespaces, so the
-program is PID 1 of a namespace of its own with a fresh tmpfs on /tmp, a fresh /proc that shows only
-its own processes, and a uid of its own with no capabilities. When the program ends or is killed,
+it forks once; under bubblewrap the worker unshares a new PID namespace for that child (and returns
+to its own with setns afterwards), so the program is PID 1 of a namespace of its own; the child then
+takes new mount, IPC and UTS namespaces, a fresh tmpfs on /tmp, a fresh /proc that shows only its own
+processes, and a uid of its own with no capabilities. When the program ends or is killed,
 the kernel kills everything left in its PID namespace, so nothing it wrote or started reaches the
 next program, and the worker itself stays clean (a program cannot see or signal it).
 
