@@ -1,7 +1,8 @@
 """Answer extraction: the filter that takes the answer out of a raw response, chosen per inference mode.
 
 A filter is a function ``response -> text`` (``None`` stays ``None``: a missing response)
-registered by name; an inference mode names its filter (:func:`use_filter`), and one with no
+registered by name; a registered inference mode names its filter (its `extraction`), a mode
+scored only from another harness's outputs can be given one (:func:`use_filter`), and one with no
 filter named uses the filter registered under its own name. The scoring modes then read the
 extracted text (:mod:`evaluation_py.scoring`).
 
@@ -57,8 +58,15 @@ def filter_names() -> tuple[str, ...]:
 
 
 def filter_name_for(inference_mode: str) -> str:
-    """The filter of an inference mode: the one it names, else the one under its own name."""
-    name = _MODE_FILTERS.get(inference_mode, inference_mode)
+    """The filter of an inference mode: a registered mode's own `extraction`
+    (:mod:`evaluation_py.inference_modes`), else the one named with :func:`use_filter` (modes whose
+    outputs are only scored here, from another harness), else the one under the mode's own name."""
+    from . import inference_modes  # late: that module imports the prompts and backends
+
+    if inference_mode in inference_modes.mode_names():
+        name = inference_modes.get_mode(inference_mode).extraction
+    else:
+        name = _MODE_FILTERS.get(inference_mode, inference_mode)
     if name not in _FILTERS:
         raise KeyError(f"inference mode {inference_mode!r} has no extraction filter; name one with "
                        f"evaluation_py.extraction.use_filter (registered filters: {', '.join(_FILTERS)})")

@@ -65,6 +65,21 @@ def test_an_inference_mode_without_a_filter_is_an_error_naming_it():
         extraction.use_filter("telepathy", "nope")
 
 
+def test_a_registered_inference_mode_names_its_own_filter():
+    from evaluation_py import inference_modes as im
+
+    mode = im.InferenceMode(name="toy_reasoning", prompt_version="toy-v1", build_messages=im.build_messages,
+                            extraction="final_answer")
+    im.register_mode(mode)
+    try:
+        assert extraction.filter_name_for("toy_reasoning") == "final_answer"
+        assert extraction.extract(["I think... Final answer: 7"], "toy_reasoning") == ["7"]
+    finally:
+        im._MODES.pop("toy_reasoning")
+    with pytest.raises(KeyError, match="'toy_reasoning' has no extraction filter"):
+        extraction.filter_name_for("toy_reasoning")
+
+
 def test_the_filter_changes_what_paper_mode_reads():
     cot = "The table shows 40 for women.\nFinal answer: 40"
     assert score_one(cot, "{40}", "paper", "direct")["f1"] == 0.0
