@@ -1,0 +1,18 @@
+"""Every table's text renderings from the grid relation: the frame behind `int_table_renderings`."""
+from __future__ import annotations
+
+import pandas as pd
+
+from generator_py.grid.relation import grids_from_frame
+from generator_py.render.registry import format_names, get_format
+
+
+def render_tables(grid_frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per table: `table_id`, `n_rows`, `n_columns` and one column per registered text format."""
+    names = format_names(text_only=True)
+    renderers = [get_format(n).render for n in names]
+    rows = []
+    for table_id, grid in grids_from_frame(grid_frame):
+        rows.append((table_id, grid.n_rows, grid.n_columns, *(r(grid) for r in renderers)))
+    out = pd.DataFrame(rows, columns=["table_id", "n_rows", "n_columns", *names])
+    return out.astype({"n_rows": "int64", "n_columns": "int64"})
