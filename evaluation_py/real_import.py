@@ -2,7 +2,9 @@
 
 `load_release(path)` returns the tables frame and the questions frame in the column layout of the
 `benchmark_tables` / `benchmark_questions` marts (docs/contracts.md), for `source = 'real'`.
-The release gives each table as CSV only; HTML and Markdown are rendered by `table_render`.
+The release gives each table as CSV only (kept as given in `release_csv`); it is read into the cell
+grid (`generator_py.grid.release_csv`) and every text rendering (`html`, `csv`, `markdown`) comes from
+the one renderer of its format (`generator_py.render`), as for synthetic tables.
 """
 from __future__ import annotations
 
@@ -20,14 +22,16 @@ from evaluation_py.properties import (
     question_properties_from_release,
     table_properties_from_release,
 )
-from evaluation_py.table_render import render_release_table
+from generator_py.grid.release_csv import grid_from_release_csv
+from generator_py.render.registry import format_names, render
 
 RELEASE_FILE_NAMES = ("realWorld_HCT_qaps.json", "realWorld_HCT_qaps.json.gz", "realWorld_HCT_qaps.sample.json")
 
 TABLE_COLUMNS: tuple[str, ...] = (
-    "table_id", "source", "dataset", "template_name", "variant_id", "replica", "title", "html", "csv",
-    "markdown", "relational_csv", "n_rows", "n_columns", "n_cells", "column_header_depth", "row_header_depth",
-) + TABLE_PROPERTY_COLUMNS
+    "table_id", "source", "dataset", "template_name", "variant_id", "replica", "title",
+) + format_names(text_only=True) + (
+    "relational_csv", "n_rows", "n_columns", "n_cells", "column_header_depth", "row_header_depth",
+) + TABLE_PROPERTY_COLUMNS + ("release_csv",)
 
 QUESTION_COLUMNS: tuple[str, ...] = (
     "question_id", "table_id", "source", "dataset", "template_id", "phrasing", "question", "sql", "answer_gt",
@@ -129,9 +133,7 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
             table_props = table_properties_from_release(props)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from exc
-        html, markdown, grid, layout = render_release_table(csv_text)
-        n_rows = len(grid)
-        n_cols = max((len(r) for r in grid), default=0)
+        grid = grid_from_release_csv(csv_text)
         dataset = _dataset(table_id)
         row: dict[str, Any] = {
             "table_id": table_id,
@@ -141,15 +143,14 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
             "variant_id": None,
             "replica": None,
             "title": None,
-            "html": html,
-            "csv": csv_text,
-            "markdown": markdown,
+            **{name: render(grid, name) for name in format_names(text_only=True)},
             "relational_csv": None,
-            "n_rows": n_rows,
-            "n_columns": n_cols,
-            "n_cells": n_rows * n_cols,
-            "column_header_depth": layout.header_rows,
-            "row_header_depth": layout.header_columns,
+            "n_rows": grid.n_rows,
+            "n_columns": grid.n_columns,
+            "n_cells": grid.n_rows * grid.n_columns,
+            "column_header_depth": grid.header_rows,
+            "row_header_depth": grid.header_columns,
+            "release_csv": csv_text,
         }
         row.update(table_props)
         table_rows.append(row)

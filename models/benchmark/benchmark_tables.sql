@@ -5,7 +5,8 @@ with instances as (
 ),
 
 renderings as (
-    select * from {{ ref('int_hct_renderings') }}
+    -- synthetic and real alike: one renderer per format reads the cell grid
+    select * from {{ ref('int_table_renderings') }}
 ),
 
 properties as (
@@ -54,7 +55,11 @@ synthetic as (
 ),
 
 real_tables as (
-    select * from {{ ref('stg_real_tables') }}
+    select
+        t.* exclude (html, csv, markdown, n_rows, n_columns, n_cells, release_csv),
+        r.html, r.csv, r.markdown, r.n_rows, r.n_columns, r.n_rows * r.n_columns as n_cells
+    from {{ ref('stg_real_tables') }} as t
+    inner join renderings as r using (table_id)
 ),
 
 final as (

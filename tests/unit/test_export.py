@@ -18,7 +18,7 @@ from evaluation_py.properties import (
     release_name_to_column,
 )
 from evaluation_py.real_import import load_release
-from evaluation_py.table_render import parse_release_csv
+from generator_py.grid.release_csv import parse_release_csv
 from generator_py.export import (
     QAPS_JSON,
     QUESTIONS_PARQUET,
@@ -282,11 +282,11 @@ def test_round_trip_through_load_release(tmp_path, numeric_kind):
     assert sorted(t_out.index) == sorted(t_in.index)
     for column in TABLE_PROPERTY_COLUMNS:
         assert t_out[column].to_dict() == t_in[column].to_dict(), column
-    # The importer drops the release's index row/column: the grid of our CSV comes back.
+    # The importer drops the release's index row/column: the grid of our CSV comes back (release_csv as given).
     for table_id, row in t_in.iterrows():
-        exported_csv = t_out.loc[table_id, "csv"]
+        exported_csv = t_out.loc[table_id, "release_csv"]
         assert parse_release_csv(exported_csv) == parse_release_csv(release_csv(row["csv"]))
-    assert parse_release_csv(t_out.loc["syn--sports--medals--v0001--r1", "csv"]) == list(
+    assert parse_release_csv(t_out.loc["syn--sports--medals--v0001--r1", "release_csv"]) == list(
         csv.reader(io.StringIO(SYN_CSV)))
 
     q_in = questions_in.set_index("question_id")
