@@ -9,8 +9,9 @@ from .backends.base import PredictionRequest, backend_class, make_cache_key
 from .backends.params import resolve_params
 from .model_specs import ModelSpec
 from .prompts import PROMPT_VERSION, build_messages
+from generator_py.render.registry import format_names
 
-RENDERING_COLUMN = {"html": "html", "csv": "csv", "markdown": "markdown"}
+RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a column of benchmark_tables each
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:

@@ -26,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from generator_py.render.registry import format_names
 from evaluation_py.properties import (
     NUMERIC_QUESTION_PROPERTIES,
     QUESTION_PROPERTIES,
@@ -103,7 +104,7 @@ RELEASE_TABLE_INFO_KEYS: tuple[str, ...] = (
 )
 EXTRA_TABLE_INFO_KEYS: tuple[str, ...] = ("source", "dataset")
 
-REQUIRED_TABLE_COLUMNS: tuple[str, ...] = ("table_id", "csv", "html", "markdown") + TABLE_PROPERTY_COLUMNS
+REQUIRED_TABLE_COLUMNS: tuple[str, ...] = ("table_id",) + format_names(text_only=True) + TABLE_PROPERTY_COLUMNS
 REQUIRED_QUESTION_COLUMNS: tuple[str, ...] = ("question_id", "table_id", "question", "answer_gt") + tuple(
     RELEASE_QUESTION_PROPERTY_COLUMNS.values()
 )
