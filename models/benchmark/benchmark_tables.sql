@@ -35,9 +35,7 @@ synthetic as (
         i.variant_id,
         i.replica,
         i.value_name as title,
-        r.html,
-        r.csv,
-        r.markdown,
+        r.* exclude (table_id, n_rows, n_columns),  -- one column per text format
         rel.relational_csv,
         r.n_rows,
         r.n_columns,
@@ -55,9 +53,7 @@ synthetic as (
 ),
 
 real_tables as (
-    select
-        t.* exclude (html, csv, markdown, n_rows, n_columns, n_cells, release_csv),
-        r.html, r.csv, r.markdown, r.n_rows, r.n_columns, r.n_rows * r.n_columns as n_cells
+    select t.* exclude (release_csv), r.* exclude (table_id, n_rows, n_columns)
     from {{ ref('stg_real_tables') }} as t
     inner join renderings as r using (table_id)
 ),
