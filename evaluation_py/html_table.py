@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from generator_py.grid.html_parse import HtmlTable, normalize_text, place_cells, read_html_table
+from generator_py.grid.cells import normalize_text
+from generator_py.grid.html_parse import PlacedCell, header_row_count, place_cells, read_html_table
 
 __all__ = ["GridCell", "ValueCell", "ParsedTable", "parse_html_table", "normalize_text", "is_aggregate_label"]
 
@@ -91,11 +92,10 @@ class ParsedTable:
 # ----------------------------------------------------------------------------- grid
 
 
-def _expand(table: HtmlTable) -> list[list[Optional[GridCell]]]:
+def _expand(n_rows: int, placed: list[PlacedCell]) -> list[list[Optional[GridCell]]]:
     """Every position of the table, filled from the placed cells (the earlier cell wins an overlap)."""
-    n_rows = len(table.rows)
     grid: list[list[Optional[GridCell]]] = [[] for _ in range(n_rows)]
-    for p in place_cells(table.rows):
+    for p in placed:
         cell = p.cell
         for rr in range(p.row, min(p.row + cell.rowspan, n_rows)):
             target = grid[rr]
@@ -124,8 +124,8 @@ def parse_html_table(html_text: str) -> ParsedTable:
     Raises ValueError when there is no table with at least one cell.
     """
     html_table = read_html_table(html_text)
-    raw_grid = _expand(html_table)
-    in_thead = [row.in_thead for row in html_table.rows]
+    placed = place_cells(html_table.rows)
+    raw_grid = _expand(len(html_table.rows), placed)
     n_cols = max(len(r) for r in raw_grid)
     grid: list[list[GridCell]] = []
     for r, line in enumerate(raw_grid):
@@ -136,23 +136,10 @@ def parse_html_table(html_text: str) -> ParsedTable:
                 cell = GridCell(row=r, col=c, text="", is_header=False, classes=(), anchor=(r, c), padding=True)
             out_line.append(cell)
         grid.append(out_line)
-    table = ParsedTable(caption=html_table.caption, grid=grid, header_rows=_header_rows(grid, in_thead))
+    table = ParsedTable(caption=html_table.caption, grid=grid,
+                        header_rows=list(range(header_row_count(html_table.rows, placed))))
     _derive_paths(table)
     return table
-
-
-def _header_rows(grid: list[list[GridCell]], in_thead: list[bool]) -> list[int]:
-    if any(in_thead):
-        return [r for r, flag in enumerate(in_thead) if flag]
-    header: list[int] = []
-    for r, line in enumerate(grid):
-        if r >= len(grid) - 1:
-            break
-        if all(cell.is_header or cell.padding for cell in line):
-            header.append(r)
-        else:
-            break
-    return header
 
 
 def _derive_paths(table: ParsedTable) -> None:

@@ -17,6 +17,11 @@ HEADER_ROLES = frozenset({
 ROLES = VALUE_ROLES | HEADER_ROLES
 
 
+def normalize_text(text: str) -> str:
+    """A cell's text on one line: whitespace (non-breaking spaces included) collapsed and trimmed."""
+    return " ".join(text.replace("\xa0", " ").split())
+
+
 class Cell(NamedTuple):
     """One anchored cell. `is_aggregate` marks aggregate values and the headers naming them.
 

@@ -11,14 +11,9 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Optional
 
-from generator_py.grid.cells import Cell, TableGrid, check_cells
+from generator_py.grid.cells import Cell, TableGrid, check_cells, normalize_text
 
 MAX_SPAN = 1000
-
-
-def normalize_text(text: str) -> str:
-    """Collapse whitespace (non-breaking spaces included) and trim."""
-    return " ".join(text.replace("\xa0", " ").split())
 
 
 @dataclass

@@ -14,8 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from generator_py.grid.cells import Cell, TableGrid
-from generator_py.grid.html_parse import normalize_text
+from generator_py.grid.cells import Cell, TableGrid, normalize_text
 
 MERGE_MARKER = "__"
 
