@@ -7,6 +7,7 @@ read only this shape, so one renderer gives the same bytes for the same grid wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, NamedTuple, Optional
 
 # Roles of int_hct_cells. Value roles render as <td>, the others as <th>.
@@ -62,19 +63,27 @@ class TableGrid:
         object.__setattr__(self, "n_rows", max((c.grid_row + c.rowspan - 1 for c in self.cells), default=0))
         object.__setattr__(self, "n_columns", max((c.grid_col + c.colspan - 1 for c in self.cells), default=0))
 
-    def rows(self) -> list[list[Cell]]:
-        """The anchored cells of each grid row, left to right (a row covered entirely by spans is empty)."""
+    @cached_property
+    def _rows(self) -> list[list[Cell]]:
         out: list[list[Cell]] = [[] for _ in range(self.n_rows)]
         for c in self.cells:
             out[c.grid_row - 1].append(c)
         return out
 
-    def texts(self) -> list[list[str]]:
-        """The flattened grid: each anchor's text at its anchor, "" at covered and empty positions."""
+    @cached_property
+    def _texts(self) -> list[list[str]]:
         out = [[""] * self.n_columns for _ in range(self.n_rows)]
         for c in self.cells:
             out[c.grid_row - 1][c.grid_col - 1] = c.text
         return out
+
+    def rows(self) -> list[list[Cell]]:
+        """The anchored cells of each grid row, left to right (a row covered entirely by spans is empty)."""
+        return [list(r) for r in self._rows]
+
+    def texts(self) -> list[list[str]]:
+        """The flattened grid: each anchor's text at its anchor, "" at covered and empty positions."""
+        return [list(r) for r in self._texts]  # a copy: renderers share the cached one
 
 
 def check_cells(cells: Iterable[Cell], where: str) -> None:

@@ -12,7 +12,7 @@ def _grid_frame(con):
 
 
 def test_benchmark_renderings_are_the_renderers_over_int_table_grid(ci_db):
-    rendered = render_tables(_grid_frame(ci_db)).set_index("table_id").sort_index()
+    rendered = render_tables(grids_from_frame(_grid_frame(ci_db))).set_index("table_id").sort_index()
     formats = list(registry.format_names(text_only=True))
     marts = ci_db.execute(f"select table_id, n_rows, n_columns, {', '.join(formats)} from main.benchmark_tables "
                           "order by table_id").df().set_index("table_id")

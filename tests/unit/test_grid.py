@@ -8,7 +8,7 @@ import pytest
 
 from generator_py.grid.cells import Cell, TableGrid, check_cells
 from generator_py.grid.html_parse import grid_from_html
-from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_frame
+from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_columns, grids_from_frame
 from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv, layout_release_grid, parse_release_csv
 from generator_py.render.registry import format_names, get_format, register_format, render
 from generator_py.render.tables import render_tables
@@ -189,11 +189,17 @@ def test_relation_rows_rebuild_the_grid():
                          columns=list(GRID_COLUMNS))
     assert [(table_id, grid) for table_id, grid in grids_from_frame(frame.sample(frac=1, random_state=3))] == [
         ("t-a", _outline()), ("t-b", _accidents())]
-    out = render_tables(frame)
+    out = render_tables(grids_from_frame(frame))
     assert list(out.columns) == ["table_id", "n_rows", "n_columns", *format_names(text_only=True)]
     assert out.set_index("table_id").loc["t-b", "html"] == render(_accidents(), "html")
+    # the dbt model's path: plain lists in grid order give the same grids
+    ordered = frame.sort_values(["table_id", "grid_row", "grid_col"])
+    columns = {c: ordered[c].tolist() for c in frame.columns}
+    assert list(grids_from_columns(columns)) == list(grids_from_frame(frame))
     with pytest.raises(ValueError, match="lacks columns borders"):
         list(grids_from_frame(frame.drop(columns=["borders"])))
+    with pytest.raises(ValueError, match="lacks columns caption"):
+        list(grids_from_columns({c: v for c, v in columns.items() if c != "caption"}))
     frame.loc[3, "text"] = None
     with pytest.raises(ValueError, match=r"table t-b, cell \(2, 2\) has no text"):
         list(grids_from_frame(frame))

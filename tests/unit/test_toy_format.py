@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from generator_py.grid.cells import TableGrid
-from generator_py.grid.relation import GRID_COLUMNS, grid_rows
+from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_frame
 from generator_py.grid.release_csv import grid_from_release_csv
 from generator_py.render import registry
 from generator_py.render.tables import render_tables
@@ -40,7 +40,7 @@ def test_toy_format_renders_both_sources(tsv):
     assert registry.get_format("tsv") is tsv and "tsv" in registry.format_names(text_only=True)
     real = grid_from_release_csv(REAL_CSV)
     frame = pd.concat([SYNTHETIC_CELLS, pd.DataFrame(grid_rows("real--t", "real", real), columns=list(GRID_COLUMNS))])
-    out = render_tables(frame).set_index("table_id")
+    out = render_tables(grids_from_frame(frame)).set_index("table_id")
     # a new column per registered text format, beside the built-in ones
     assert list(out.columns) == ["n_rows", "n_columns", "html", "csv", "markdown", "tsv"]
     assert out.loc["syn--t", "tsv"] == "\tGold\tTotal\nQatar\t4\t4\n"
