@@ -134,6 +134,8 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from exc
         grid = grid_from_release_csv(csv_text)
+        if not grid.cells:
+            raise ValueError(f"{where}: table_info.table_formats.csv holds no cells (only the index row)")
         dataset = _dataset(table_id)
         row: dict[str, Any] = {
             "table_id": table_id,

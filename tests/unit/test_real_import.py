@@ -151,3 +151,12 @@ def test_errors_in_tables_and_questions(tmp_path, release):
     bad.write_text(json.dumps([broken]))
     with pytest.raises(ValueError, match=r"#0.*table_id"):
         load_release(bad)
+
+
+def test_table_without_cells(tmp_path, release):
+    empty = json.loads(json.dumps(release[0]))
+    empty["table_info"]["table_formats"]["csv"] = ",0,1\n"
+    bad = tmp_path / "realWorld_HCT_qaps.json"
+    bad.write_text(json.dumps([empty]))
+    with pytest.raises(ValueError, match=r"psa--1--102.*csv holds no cells"):
+        load_release(bad)
