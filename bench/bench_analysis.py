@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 import statsmodels  # noqa: E402
 
 from evaluation_py.analysis.pipeline import run_analysis  # noqa: E402
-from evaluation_py.analysis.synthetic import make_benchmark_inputs  # noqa: E402
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs  # noqa: E402
 
 LIMIT_S = 60.0
 

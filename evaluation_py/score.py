@@ -2,7 +2,8 @@
 
 Each non-blank line is a JSON object with an id (``qap_id`` or ``id``), a
 ``response`` (a string, or null for a missing response) and a ``gt`` string.
-The file is UTF-8, with or without a byte-order mark. ``--mode`` is ``strict``
+The file is read by the rules of :mod:`evaluation_py.jsonl` (UTF-8, a
+byte-order mark accepted, gzip when named ``*.gz``, blank lines skipped). ``--mode`` is ``strict``
 (the default: :mod:`evaluation_py.strict_rules`) or ``paper`` (the release's
 own procedure: :mod:`evaluation_py.normalize`).
 
@@ -28,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from .jsonl import JsonlError, read_jsonl
 from .scoring import DEFAULT_MODE, METRICS, MODES, dataset_of, score_frame, summarize
 
 ID_KEYS = ("qap_id", "id")
@@ -46,55 +48,38 @@ def read_responses(path: str, by: str | None = None) -> pd.DataFrame:
     first_line: dict[str, int] = {}
     duplicates: dict[str, list[int]] = {}
     try:
-        fh = open(path, encoding="utf-8-sig")  # a byte-order mark is accepted, as the seeds accept one
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a JSONL file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
-    with fh:
-        try:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{lineno}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{where}: malformed JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-                id_key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
-                if id_key is None:
-                    raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
-                if "response" not in obj:
-                    raise InputError(f"{where}: missing 'response'")
-                resp = obj["response"]
-                if resp is not None and not isinstance(resp, str):
-                    raise InputError(f"{where}: 'response' must be a string or null, got {type(resp).__name__}")
-                gt = obj.get("gt")
-                if "gt" not in obj or gt is None:
-                    raise InputError(f"{where}: missing 'gt'")
-                if not isinstance(gt, str):
-                    raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
-                qid = str(obj[id_key])
-                if qid in first_line:
-                    duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+        for lineno, obj in read_jsonl(path):  # blank lines, BOM, gzip, bad JSON: evaluation_py.jsonl
+            where = f"{path}:{lineno}"
+            id_key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
+            if id_key is None:
+                raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
+            if "response" not in obj:
+                raise InputError(f"{where}: missing 'response'")
+            resp = obj["response"]
+            if resp is not None and not isinstance(resp, str):
+                raise InputError(f"{where}: 'response' must be a string or null, got {type(resp).__name__}")
+            gt = obj.get("gt")
+            if "gt" not in obj or gt is None:
+                raise InputError(f"{where}: missing 'gt'")
+            if not isinstance(gt, str):
+                raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
+            qid = str(obj[id_key])
+            if qid in first_line:
+                duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+            else:
+                first_line[qid] = lineno
+            ids.append(qid)
+            responses.append(resp)
+            gts.append(gt)
+            if by is not None:
+                if by in obj:
+                    groups.append(_group_name(obj[by]))
+                elif by == "dataset":
+                    groups.append(dataset_of(obj[id_key]))
                 else:
-                    first_line[qid] = lineno
-                ids.append(qid)
-                responses.append(resp)
-                gts.append(gt)
-                if by is not None:
-                    if by in obj:
-                        groups.append(_group_name(obj[by]))
-                    elif by == "dataset":
-                        groups.append(dataset_of(obj[id_key]))
-                    else:
-                        raise InputError(f"{where}: missing key {by!r} named by --by")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+                    raise InputError(f"{where}: missing key {by!r} named by --by")
+    except JsonlError as exc:
+        raise InputError(str(exc)) from None
     if not ids:
         raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
     if duplicates:

@@ -25,8 +25,10 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
+from generator_py.release.gt import gt_values
+
 from . import strict_rules
-from .normalize import clean_response, gt_values, is_left_out, is_missing, response_values
+from .normalize import clean_response, is_left_out, is_missing, response_values
 
 MODES = ("strict", "paper")
 DEFAULT_MODE = "strict"

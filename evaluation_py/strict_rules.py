@@ -56,7 +56,9 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
-from .normalize import LEFT_OUT_PREFIXES, gt_value_list, is_missing
+from generator_py.release.gt import gt_value_list
+
+from .normalize import LEFT_OUT_PREFIXES, is_missing
 
 REFUSALS: tuple[str, ...] = (
     "no answer", "error", "i cannot", "i can't", "i can not", "i am unable", "i'm unable", "unable to",

@@ -1,6 +1,6 @@
 """End-to-end: the analysis models and the report of a build with the HCT-QA release sample replayed.
 
-Uses the build of test_evaluation_build.py (release sample imported, gemma-2-9b-it's published
+Uses the session's `release_build` (tests/conftest.py: release sample imported, gemma-2-9b-it's published
 responses replayed on its 194 real questions; one synthetic domain, one replica), made once a session.
 """
 from __future__ import annotations
@@ -11,17 +11,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import duckdb
-import pytest
-
-from test_evaluation_build import release_build_project
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
-
-
-@pytest.fixture(scope="module")
-def release_build(tmp_path_factory, real_sample_dir) -> Path:
-    return release_build_project(tmp_path_factory, real_sample_dir)
 
 
 def _rows(project: Path, sql: str) -> list[tuple]:

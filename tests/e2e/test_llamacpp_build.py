@@ -25,8 +25,7 @@ try:  # the README's test command installs the local extra: without it these tes
 except ImportError as e:
     raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
-from conftest import run_dbt, spawn_dbt  # noqa: E402
-from test_evaluation_build import benchmark_base, build_vars, clone, query, store_keys  # noqa: E402,F401
+from conftest import build_vars, clone, query, run_dbt, spawn_dbt, store_keys  # noqa: E402
 
 SERVER_LOG = Path("logs") / "llamacpp-server.log"
 HEADER = re.compile(r"^# llama_cpp\.server pid=(\d+) port=(\d+)", re.M)

@@ -10,7 +10,7 @@ from evaluation_py.analysis import breakdowns as bd
 from evaluation_py.analysis.composition import benchmark_composition
 from evaluation_py.analysis.schema import TABLE_PROPERTY_COLUMNS
 from evaluation_py.analysis.selection import model_order, primary_formats, select_scores
-from evaluation_py.analysis.synthetic import make_benchmark_inputs
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs
 
 METRICS = ["precision", "recall", "f1", "cc"]
 

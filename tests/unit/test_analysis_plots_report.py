@@ -16,7 +16,7 @@ from evaluation_py.analysis.regression import property_regression
 from evaluation_py.analysis.report import write_report
 from evaluation_py.analysis.schema import POOLED
 from evaluation_py.analysis.selection import model_order
-from evaluation_py.analysis.synthetic import make_benchmark_inputs
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs
 
 
 @pytest.fixture(scope="module")

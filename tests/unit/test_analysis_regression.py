@@ -12,7 +12,7 @@ from evaluation_py.analysis.design import build_design, table_property_values
 from evaluation_py.analysis.regression import REGRESSION_COLUMNS, property_regression
 from evaluation_py.analysis.schema import POOLED, TABLE_PROPERTY_COLUMNS
 from evaluation_py.analysis.stats import bh_adjust, ols_clustered
-from evaluation_py.analysis.synthetic import make_benchmark_inputs, make_questions, make_scores, make_tables
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs, make_questions, make_scores, make_tables
 
 
 def _estimated(df, model, metric="f1", model_type=None):

@@ -9,7 +9,8 @@ import pytest
 from generator_py.grid.cells import Cell, TableGrid, check_cells
 from generator_py.grid.html_parse import grid_from_html
 from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_columns, grids_from_frame
-from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv, layout_release_grid, parse_release_csv
+from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv, layout_release_grid
+from generator_py.release.table_csv import parse_release_csv
 from generator_py.render.registry import format_names, get_format, register_format, render
 from generator_py.render.tables import render_tables
 

@@ -13,9 +13,10 @@ import pytest
 
 from evaluation_py import score as score_cli
 from evaluation_py.backends.oracle_backend import gt_to_answer
-from evaluation_py.normalize import clean_response, gt_value_list, gt_values, is_left_out, response_values
+from evaluation_py.normalize import clean_response, is_left_out, response_values
 from evaluation_py.scoring import dataset_of, score_frame, score_one, summarize
 from evaluation_py.strict_rules import answer_part, parse_number, read_gt, read_response
+from generator_py.release.gt import gt_value_list, gt_values
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMMA = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"

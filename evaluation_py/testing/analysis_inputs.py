@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .schema import TABLE_PROPERTY_COLUMNS
+from generator_py.release.properties import TABLE_PROPERTY_COLUMNS
 
 SYN_DATASETS = ("accidents", "education", "health", "finance", "census_syn")
 REAL_DATASETS = ("qnpc", "pak", "us_census", "arxiv")
