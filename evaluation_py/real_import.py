@@ -2,8 +2,10 @@
 
 `load_release(path)` returns the tables frame and the questions frame in the column layout of the
 `benchmark_tables` / `benchmark_questions` marts (docs/contracts.md), for `source = 'real'`.
-The file is read by `generator_py.release.qaps_read`; the release gives each table as CSV only,
-HTML and Markdown are rendered here by `table_render`.
+The file is read by `generator_py.release.qaps_read`; the release gives each table as CSV only (kept
+as given in `release_csv`): it is read into the cell grid (`generator_py.grid.release_csv`) and every
+text rendering (`html`, `csv`, `markdown`) comes from the one renderer of its format
+(`generator_py.render`), as for synthetic tables.
 """
 from __future__ import annotations
 
@@ -13,19 +15,21 @@ from typing import Any, Union
 
 import pandas as pd
 
-from evaluation_py.table_render import render_release_table
 from generator_py.release.gt import gt_rows
 from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTY_COLUMNS,
     QUESTION_PROPERTY_COLUMNS,
     TABLE_PROPERTY_COLUMNS,
 )
+from generator_py.grid.release_csv import grid_from_release_csv
 from generator_py.release.qaps_read import read_qaps
+from generator_py.render.registry import format_names, render
 
 TABLE_COLUMNS: tuple[str, ...] = (
-    "table_id", "source", "dataset", "template_name", "variant_id", "replica", "title", "html", "csv",
-    "markdown", "relational_csv", "n_rows", "n_columns", "n_cells", "column_header_depth", "row_header_depth",
-) + TABLE_PROPERTY_COLUMNS
+    "table_id", "source", "dataset", "template_name", "variant_id", "replica", "title",
+) + format_names(text_only=True) + (
+    "relational_csv", "n_rows", "n_columns", "n_cells", "column_header_depth", "row_header_depth",
+) + TABLE_PROPERTY_COLUMNS + ("release_csv",)
 
 QUESTION_COLUMNS: tuple[str, ...] = (
     "question_id", "table_id", "source", "dataset", "template_id", "phrasing", "question", "sql", "answer_gt",
@@ -46,9 +50,10 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
     table_rows: list[dict[str, Any]] = []
     question_rows: list[dict[str, Any]] = []
     for table in read_qaps(path):
-        html, markdown, grid, layout = render_release_table(table.csv)
-        n_rows = len(grid)
-        n_cols = max((len(r) for r in grid), default=0)
+        grid = grid_from_release_csv(table.csv)
+        if not grid.cells:
+            raise ValueError(f"{path}: table {table.table_id}: table_info.table_formats.csv holds no cells "
+                             "(only the index row)")
         dataset = _dataset(table.table_id)
         row: dict[str, Any] = {
             "table_id": table.table_id,
@@ -58,15 +63,14 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
             "variant_id": None,
             "replica": None,
             "title": None,
-            "html": html,
-            "csv": table.csv,
-            "markdown": markdown,
+            **{name: render(grid, name) for name in format_names(text_only=True)},
             "relational_csv": None,
-            "n_rows": n_rows,
-            "n_columns": n_cols,
-            "n_cells": n_rows * n_cols,
-            "column_header_depth": layout.header_rows,
-            "row_header_depth": layout.header_columns,
+            "n_rows": grid.n_rows,
+            "n_columns": grid.n_columns,
+            "n_cells": grid.n_rows * grid.n_columns,
+            "column_header_depth": grid.header_rows,
+            "row_header_depth": grid.header_columns,
+            "release_csv": table.csv,
         }
         row.update(table.properties)
         table_rows.append(row)

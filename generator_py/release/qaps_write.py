@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from generator_py.mart_frame import as_bool, as_int, as_text, check_frame, sorted_by_id
+from generator_py.render.registry import format_names
 
 from .properties import (
     NUMERIC_QUESTION_PROPERTIES,
@@ -34,7 +35,7 @@ RELEASE_TABLE_INFO_KEYS: tuple[str, ...] = (
 )
 EXTRA_TABLE_INFO_KEYS: tuple[str, ...] = ("source", "dataset")
 
-REQUIRED_TABLE_COLUMNS: tuple[str, ...] = ("table_id", "csv", "html", "markdown") + TABLE_PROPERTY_COLUMNS
+REQUIRED_TABLE_COLUMNS: tuple[str, ...] = ("table_id",) + format_names(text_only=True) + TABLE_PROPERTY_COLUMNS
 REQUIRED_QUESTION_COLUMNS: tuple[str, ...] = ("question_id", "table_id", "question", "answer_gt") + tuple(
     RELEASE_QUESTION_PROPERTY_COLUMNS.values()
 )

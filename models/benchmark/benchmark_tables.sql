@@ -5,7 +5,8 @@ with instances as (
 ),
 
 renderings as (
-    select * from {{ ref('int_hct_renderings') }}
+    -- synthetic and real alike: one renderer per format reads the cell grid
+    select * from {{ ref('int_table_renderings') }}
 ),
 
 properties as (
@@ -34,9 +35,7 @@ synthetic as (
         i.variant_id,
         i.replica,
         i.value_name as title,
-        r.html,
-        r.csv,
-        r.markdown,
+        r.* exclude (table_id, n_rows, n_columns),  -- one column per text format
         rel.relational_csv,
         r.n_rows,
         r.n_columns,
@@ -54,7 +53,9 @@ synthetic as (
 ),
 
 real_tables as (
-    select * from {{ ref('stg_real_tables') }}
+    select t.* exclude (release_csv), r.* exclude (table_id, n_rows, n_columns)
+    from {{ ref('stg_real_tables') }} as t
+    inner join renderings as r using (table_id)
 ),
 
 final as (

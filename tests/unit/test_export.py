@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaluation_py.real_import import load_release
-from evaluation_py.table_render import parse_release_csv
+from generator_py.release.table_csv import parse_release_csv
 from generator_py.export import QAPS_JSON, QUESTIONS_PARQUET, TABLES_PARQUET, write_exports
 from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTIES,
@@ -276,9 +276,9 @@ def test_round_trip_through_load_release(tmp_path, numeric_kind):
         assert t_out[column].to_dict() == t_in[column].to_dict(), column
     # The importer drops the release's index row/column: the grid of our CSV comes back.
     for table_id, row in t_in.iterrows():
-        exported_csv = t_out.loc[table_id, "csv"]
+        exported_csv = t_out.loc[table_id, "release_csv"]  # as given in the file
         assert parse_release_csv(exported_csv) == parse_release_csv(release_csv(row["csv"]))
-    assert parse_release_csv(t_out.loc["syn--sports--medals--v0001--r1", "csv"]) == list(
+    assert parse_release_csv(t_out.loc["syn--sports--medals--v0001--r1", "release_csv"]) == list(
         csv.reader(io.StringIO(SYN_CSV)))
 
     q_in = questions_in.set_index("question_id")
