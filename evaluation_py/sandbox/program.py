@@ -31,10 +31,19 @@ def inputs_from_csv(csv_text: str) -> dict:
     """CSV text of a table grid -> the text variables a program gets (host side)."""
     import csv as csv_module
 
-    from ..table_render import render_html, render_markdown
+    from generator_py.render.registry import render
 
-    grid = [list(row) for row in csv_module.reader(io.StringIO(csv_text))]
-    return {"html": render_html(grid, header_rows=1), "markdown": render_markdown(grid), "csv": csv_text}
+    grid = grid_from_rows([list(row) for row in csv_module.reader(io.StringIO(csv_text))])
+    return {"html": render(grid, "html"), "markdown": render(grid, "markdown"), "csv": csv_text}
+
+
+def grid_from_rows(rows: list[list[str]]):
+    """A plain CSV as a cell grid: one cell per field, the first row the column headers."""
+    from generator_py.grid.cells import Cell, TableGrid
+
+    cells = [Cell(r + 1, k + 1, 1, 1, "column_header" if r == 0 else ("data" if text else "empty"), text)
+             for r, row in enumerate(rows) for k, text in enumerate(row)]
+    return TableGrid(tuple(cells), header_rows=1 if rows else 0, header_columns=0)
 
 
 def check_inputs(table: Optional[dict]) -> dict:

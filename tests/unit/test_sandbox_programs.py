@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from evaluation_py.sandbox import INSTALL_HINT, Limits, SandboxError, SandboxPool, SandboxUnavailable
-from evaluation_py.sandbox.program import inputs_from_csv
-from evaluation_py.table_render import render_html, render_markdown
+from evaluation_py.sandbox.program import grid_from_rows, inputs_from_csv
+from generator_py.render.registry import render
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(300)  # a sandbox that hangs fails its test instead of the run
@@ -49,7 +49,9 @@ def test_df_holds_every_cell_as_the_csv_shows_it(pool):
 def test_renderings_are_the_tables_text(pool):
     table = inputs_from_csv(CSV)
     grid = [["Region", "2019", "2020"], ["North, East", "007", "1 234"], ["South", "", "NA"]]
-    assert table["html"] == render_html(grid, header_rows=1) and table["markdown"] == render_markdown(grid)
+    assert table["html"] == render(grid_from_rows(grid), "html") and table["markdown"] == render(grid_from_rows(grid), "markdown")
+    assert table["html"].startswith("<table cellpadding=\"4\"><thead><tr><th>Region</th>")
+    assert table["markdown"].splitlines()[0] == "| Region | 2019 | 2020 |"
     result = pool.run("answer = '\\n===\\n'.join([html, markdown, csv])", table)
     assert result.answer == "\n===\n".join([table["html"], table["markdown"], CSV])
 
