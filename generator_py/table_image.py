@@ -28,7 +28,6 @@ import io
 import multiprocessing
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -416,13 +415,22 @@ def _write_chunk(folder: str, tables: Sequence[ImageTable]) -> list[WrittenImage
 PARALLEL_THRESHOLD = 200
 CHUNK_SIZE = 64
 
+# The tables forked workers draw from: inherited with the process, so only index ranges travel.
+_FORKED_TABLES: Sequence[ImageTable] = ()
+
+
+def _write_range(job: tuple[str, int, int]) -> list[WrittenImage]:
+    folder, start, stop = job
+    return _write_chunk(folder, _FORKED_TABLES[start:stop])
+
 
 def write_table_images(tables: Sequence[ImageTable], folder, workers: Optional[int] = None) -> list[WrittenImage]:
     """Writes `<table_id>.png` for every table into `folder` (created; stale PNGs removed), in table_id order.
 
-    `workers` processes render (default: the CPU count); each image depends only on its table, so the
-    files are the same for any number of workers.
+    `workers` processes render (default: the CPUs this process may use); each image depends only on
+    its table, so the files are the same for any number of workers.
     """
+    global _FORKED_TABLES
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tables = sorted(tables, key=lambda t: t.table_id)
@@ -433,11 +441,16 @@ def write_table_images(tables: Sequence[ImageTable], folder, workers: Optional[i
     for stale in folder.glob("*.png"):
         if stale.name not in keep:
             stale.unlink()
-    workers = max(1, workers or os.cpu_count() or 1)
-    chunks = [tables[i:i + CHUNK_SIZE] for i in range(0, len(tables), CHUNK_SIZE)]
+    workers = max(1, workers or len(os.sched_getaffinity(0)))
     if workers == 1 or len(tables) < PARALLEL_THRESHOLD:
-        return [w for chunk in chunks for w in _write_chunk(str(folder), chunk)]
-    # spawn, not fork: the caller (a dbt Python model) runs threads and a DuckDB connection
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=multiprocessing.get_context("spawn")) as pool:
-        results = pool.map(_write_chunk, [str(folder)] * len(chunks), chunks)
-        return [w for chunk in results for w in chunk]
+        return _write_chunk(str(folder), tables)
+    # fork: workers inherit the tables and the loaded fonts, and need import nothing (the caller, a
+    # dbt model, runs threads; a child that imported could meet a lock another thread held)
+    font("regular"), font("bold"), _line_metrics()
+    jobs = [(str(folder), i, min(i + CHUNK_SIZE, len(tables))) for i in range(0, len(tables), CHUNK_SIZE)]
+    _FORKED_TABLES = tables
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+            return [w for chunk in pool.map(_write_range, jobs, chunksize=1) for w in chunk]
+    finally:
+        _FORKED_TABLES = ()

@@ -4,17 +4,16 @@ import pandas as pd
 from generator_py.build_config import database_path, output_dir, stamp
 from generator_py.table_image import CELL_COLUMNS, tables_from_frames, write_table_images
 
-# The grid the images are drawn from: the synthetic tables' cells for now; any relation with these
-# columns (real tables too) can take its place.
-GRID_RELATION = "int_hct_cells"
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports") / "images"
-    cells = dbt.ref(GRID_RELATION).project(", ".join(CELL_COLUMNS)).df()
+    # the grid the images are drawn from: the synthetic tables' cells for now; any relation with these
+    # columns (real tables too) can take its place (dbt reads ref() names as literals)
+    cells = dbt.ref("int_hct_cells").project(", ".join(CELL_COLUMNS)).df()
     tables = dbt.ref("int_table_instances").project("table_id, value_name as caption, borders").df()
-    written = write_table_images(tables_from_frames(cells, tables, GRID_RELATION, "int_table_instances"), folder)
+    written = write_table_images(tables_from_frames(cells, tables, "int_hct_cells", "int_table_instances"), folder)
     images = pd.DataFrame({
         "table_id": [w.table_id for w in written],
         "path": [w.path for w in written],
