@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from generator_py.table_image import render_png, tables_from_frames
+from generator_py.table_image import font, layout_table, render_png, tables_from_frames
 
 
 def _images(ci_db):
@@ -44,3 +44,17 @@ def test_files_redrawn_from_the_built_grid_give_the_same_bytes(ci_db):
     stored = {t: Path(p).read_bytes() for t, p, *_ in _images(ci_db) if t in some}
     for table in tables_from_frames(cells, tables):
         assert render_png(table) == stored[table.table_id], table.table_id
+
+
+def test_no_text_of_any_built_table_leaves_its_cell(ci_db):
+    cells = ci_db.execute("select * from intermediate.int_hct_cells").df()
+    tables = ci_db.execute("select table_id, value_name as caption, borders from intermediate.int_table_instances").df()
+    outside = []
+    for table in tables_from_frames(cells, tables):
+        for box in layout_table(table).boxes:
+            for t in box.texts:
+                x0, y0, x1, y1 = font(t.font).getbbox(t.text, anchor="ls")
+                left, top, right, bottom = t.origin[0] + x0, t.origin[1] + y0, t.origin[0] + x1, t.origin[1] + y1
+                if not (box.left < left and right <= box.right and box.top < top and bottom <= box.bottom):
+                    outside.append((table.table_id, t.text))
+    assert not outside, outside[:10]
