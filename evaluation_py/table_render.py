@@ -7,33 +7,16 @@ are column headers and how many leading columns are row headers.
 """
 from __future__ import annotations
 
-import csv
 import html
-import io
 import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
+from generator_py.release.table_csv import parse_release_csv
+
 MERGE_MARKER = "__"
 
 Grid = list[list[str]]
-
-
-def parse_release_csv(text: str) -> Grid:
-    """Release CSV -> grid of strings.
-
-    The release CSV has a first row of column indexes (`,0,1,2,...`) and a first column of row
-    indexes; both are dropped. Rows are padded with "" to the widest row.
-    """
-    rows = list(csv.reader(io.StringIO(text)))
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
-    if not rows:
-        return []
-    body = [list(r[1:]) for r in rows[1:]]
-    width = max([len(rows[0]) - 1] + [len(r) for r in body]) if body else 0
-    return [r + [""] * (width - len(r)) for r in body]
-
 
 _NUMBER_RE = re.compile(r"^[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
 _NEUTRAL = {"", "-", "--", "—", "–", "..", "...", "…", "n/a", "na", "x", "*", MERGE_MARKER}

@@ -23,40 +23,19 @@ Mapping (one computable reading; the release annotates real questions by hand):
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
+# the release's names and their column names live in the one release-format module
+from ..release.properties import QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS, release_name_to_column  # noqa: F401
 
-QUESTION_PROPERTIES = (
-    "Row Filter", "Row Filter Condition Type Lookup", "Row Filter Condition Type Expression",
-    "Row Filter Involved Columns Single", "Row Filter Involved Columns Multiple",
-    "Row Filter Max Depth Of Involved Columns", "Row Filter Retained Rows Single",
-    "Row Filter Retained Rows Multiple", "Row Filter Num Of Conditions",
-    "Returned Columns", "Returned Columns Project On Plain", "Returned Columns Project On Expression",
-    "Returned Columns Max Depth Of Involved Columns", "Returned Columns Expression In Table Present",
-    "Returned Columns Expression In Table Not Present", "Returned Columns Num Of Output Columns",
-    "Yes/No", "Yes/No Scope Single", "Yes/No Scope Multiple",
-    "Aggregation", "Aggregation Aggregation On Plain", "Aggregation Aggregation On Expression",
-    "Aggregation Aggregation Type Min", "Aggregation Aggregation Type Max", "Aggregation Aggregation Type Count",
-    "Aggregation Aggregation Type Sum", "Aggregation Aggregation Type Avg", "Aggregation Grouping Local",
-    "Aggregation Grouping Global", "Aggregation Aggregation In Table Present",
-    "Aggregation Aggregation In Table Not Present", "Aggregation Num Of Aggregations",
-    "Rank", "Rank Rank On Plain", "Rank Rank On Expression", "Rank Report Top",
-)
-
-
-def release_name_to_column(name: str) -> str:
-    """docs/contracts.md rule: lower-case, runs of characters outside [a-z0-9] -> '_', strip '_'."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-
-
-QUESTION_PROPERTY_COLUMNS = tuple(release_name_to_column(n) for n in QUESTION_PROPERTIES)
 _COLUMN = dict(zip(QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS))
 assert len(QUESTION_PROPERTY_COLUMNS) == 36
 
 
-def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) -> dict[str, Any]:
-    """The 36 properties (column names) of one question; `n_retained`: rows kept by its WHERE clause."""
+def question_properties(spec: dict, md: dict, model, n_retained: int) -> dict[str, Any]:
+    """The 36 properties (column names) of one question from its spec and metadata (md: its family's
+    `metadata`, `aggregate_in_table` true for an aggregate shown in the HCT); `n_retained`: rows kept by
+    its WHERE clause."""
     filters = list(spec["filters"])
     vcs = [spec.get("value_condition")]
     sj = spec.get("semi_join")
@@ -76,6 +55,7 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
     rank = md["ordering"] != "none"
     has_agg = bool(aggs)
     grouping = md["grouping"]
+    in_table = md["aggregate_in_table"]
     # values in QUESTION_PROPERTIES order
     values = (
         n_cond > 0,  # Row Filter
@@ -91,8 +71,8 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
         plain,  # Project On Plain
         has_agg,  # Project On Expression
         max((depth[a] for a in proj_attrs), default=None),  # Max Depth Of Involved Columns
-        has_agg and tid == 5,  # Expression In Table Present
-        has_agg and tid != 5,  # Expression In Table Not Present
+        has_agg and in_table,  # Expression In Table Present
+        has_agg and not in_table,  # Expression In Table Not Present
         len(select),  # Num Of Output Columns
         False, False, False,  # Yes/No, Scope Single, Scope Multiple
         has_agg,  # Aggregation
@@ -101,8 +81,8 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
         "min" in aggs, "max" in aggs, False, "sum" in aggs, "avg" in aggs,  # Type Min/Max/Count/Sum/Avg
         grouping == "local",  # Grouping Local
         grouping == "global",  # Grouping Global
-        has_agg and tid == 5,  # Aggregation In Table Present
-        has_agg and tid != 5,  # Aggregation In Table Not Present
+        has_agg and in_table,  # Aggregation In Table Present
+        has_agg and not in_table,  # Aggregation In Table Not Present
         len(aggs) or None,  # Num Of Aggregations
         rank, rank, False,  # Rank, Rank On Plain, Rank On Expression
         md["top_k"],  # Report Top

@@ -14,8 +14,7 @@ tables as (
 answer_text as (
     select
         question_id,
-        string_agg('{' || array_to_string(list_filter(answer_values, lambda v: v is not null), ' | ') || '}', ' || '
-                   order by answer_row) as answer_gt,
+        {{ release_gt('answer_values', 'answer_row') }} as answer_gt,
         to_json(list(answer_values order by answer_row)) as answer_rows,
         count(*) as answer_n_rows,
         sum(len(list_filter(answer_values, lambda v: v is not null))) as answer_n_values
@@ -25,9 +24,10 @@ answer_text as (
 
 synthetic as (
     select
-        i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.phrasing, i.question, i.sql,
+        i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
+        i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
-        i.* exclude (question_id, table_id, template_id, phrasing, question, sql, spec_json, py_answer_json),
+        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json),
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)

@@ -7,27 +7,19 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation_py.properties import (
+from evaluation_py.real_import import load_release
+from evaluation_py.table_render import parse_release_csv
+from generator_py.export import QAPS_JSON, QUESTIONS_PARQUET, TABLES_PARQUET, write_exports
+from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTIES,
     NUMERIC_QUESTION_PROPERTY_COLUMNS,
     QUESTION_PROPERTIES,
     QUESTION_PROPERTY_COLUMNS,
     ROW_NESTING_RELEASE_NAME,
-    TABLE_PROPERTIES,
     TABLE_PROPERTY_COLUMNS,
-    release_name_to_column,
 )
-from evaluation_py.real_import import load_release
-from evaluation_py.table_render import parse_release_csv
-from generator_py.export import (
-    QAPS_JSON,
-    QUESTIONS_PARQUET,
-    TABLES_PARQUET,
-    build_qaps,
-    release_csv,
-    release_number,
-    write_exports,
-)
+from generator_py.release.qaps_write import build_qaps, release_number
+from generator_py.release.table_csv import release_csv
 
 SYN_CSV = "Event \\ Year,2020,2021\nRunning,\"1,200\",14\nSwimming,7,9\n"
 REAL_CSV = ',0,1,2\n0,Sector,Total,Private\n1,Clerks,"69,203","42,782"\n2,Total,"80,000","50,000"\n'

@@ -6,7 +6,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluation_py.properties import (
+from evaluation_py.real_import import QUESTION_COLUMNS, TABLE_COLUMNS, load_release
+from evaluation_py.table_render import MERGE_MARKER, parse_release_csv
+from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTIES,
     QUESTION_PROPERTIES,
     TABLE_PROPERTIES,
@@ -14,8 +16,6 @@ from evaluation_py.properties import (
     parse_release_number,
     release_name_to_column,
 )
-from evaluation_py.real_import import QUESTION_COLUMNS, TABLE_COLUMNS, load_release, parse_gt_rows
-from evaluation_py.table_render import MERGE_MARKER, parse_release_csv
 
 SAMPLE_NAME = "realWorld_HCT_qaps.sample.json"
 
@@ -114,11 +114,6 @@ def test_answer_rows(frames):
     row = q.loc["psa--1--102--A1"]
     assert json.loads(row["answer_rows"]) == [["92,624", "10,769"], ["118,136", "3,341"]]
     assert row["answer_n_rows"] == 2 and row["answer_n_values"] == 4
-    assert parse_gt_rows("{118136}") == [["118136"]]
-    assert parse_gt_rows("Yes") == [["Yes"]]
-    assert parse_gt_rows("{-14597)") == [["-14597"]]
-    assert parse_gt_rows("{a} || [b}") == [["a"], ["b"]]
-    assert parse_gt_rows("{ Q1 | Q1 } || { 9170 | 9013 }") == [["Q1", "Q1"], ["9170", "9013"]]
 
 
 def test_errors(tmp_path):
