@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from common import ROOT, dump, median, report, scratch_project, timed_dbt  # noqa: E402
 
-from generator_py.table_image import CELL_COLUMNS, tables_from_frames, write_table_images  # noqa: E402
+from generator_py.render.image import CELL_COLUMNS, tables_from_frames, write_table_images  # noqa: E402
 
 
 def cpu_seconds() -> float:

@@ -68,6 +68,13 @@ def _register_builtin_formats() -> None:
     register_format("html", "HTML", render_html)
     register_format("csv", "CSV", render_csv)
     register_format("markdown", "Markdown", render_markdown)
+    register_format("image", "PNG image", _render_image, is_text=False)
+
+
+def _render_image(grid: TableGrid) -> bytes:
+    from generator_py.render.image import render_grid_png  # late: Pillow and the fonts load only when drawing
+
+    return render_grid_png(grid)
 
 
 _register_builtin_formats()

@@ -2,18 +2,18 @@
 import pandas as pd
 
 from generator_py.build_config import database_path, output_dir, stamp
-from generator_py.table_image import CELL_COLUMNS, tables_from_frames, write_table_images
+from generator_py.render.image import CELL_COLUMNS, tables_from_frames, write_table_images
 
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports") / "images"
-    # the grid the images are drawn from: the synthetic tables' cells for now; any relation with these
-    # columns (real tables too) can take its place (dbt reads ref() names as literals)
-    cells = dbt.ref("int_hct_cells").project(", ".join(CELL_COLUMNS)).df()
-    tables = dbt.ref("int_table_instances").project("table_id, value_name as caption, borders").df()
-    written = write_table_images(tables_from_frames(cells, tables, "int_hct_cells", "int_table_instances"), folder)
+    # every table's grid, synthetic and real: the same cells the text renderers read
+    grid = dbt.ref("int_table_grid")
+    cells = grid.project(", ".join(CELL_COLUMNS)).df()
+    tables = grid.project("table_id, caption, borders").distinct().df()
+    written = write_table_images(tables_from_frames(cells, tables, "int_table_grid", "int_table_grid"), folder)
     images = pd.DataFrame({
         "table_id": [w.table_id for w in written],
         "path": [w.path for w in written],

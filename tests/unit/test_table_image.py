@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from generator_py.table_image import (
+from generator_py.render.image import (
     AGGREGATE_FILL, AGGREGATE_HEADER_FILL, GROUP_LABEL_FILL, HEADER_FILL, LINE, WHITE, ImageCell, ImageTable,
     font, image_table, ink_box, layout_table, render_png, tables_from_frames, write_table_images,
 )
@@ -253,3 +253,15 @@ def test_written_files_match_their_rows_and_workers_do_not_change_bytes(tmp_path
 def test_table_id_that_is_no_file_name_refused(tmp_path):
     with pytest.raises(ValueError, match="'../x': not usable as a file name"):
         write_table_images([ImageTable("../x", None, True, (cell(1, 1, "data", "1"),))], tmp_path)
+
+
+def test_the_image_format_of_the_registry_draws_a_grid_as_render_png_does():
+    from generator_py.grid.cells import Cell, TableGrid
+    from generator_py.render.registry import get_format, render
+
+    grid = TableGrid((Cell(1, 1, 1, 2, "column_header", "Year"), Cell(2, 1, 1, 1, "data", "1"),
+                      Cell(2, 2, 1, 1, "aggregate", "3", True)), header_rows=1, header_columns=0, caption="Total",
+                     borders=True)
+    png = render(grid, "image")
+    assert not get_format("image").is_text and png.startswith(b"\x89PNG\r\n\x1a\n")
+    assert png == render_png(image_table("any", "Total", True, grid.cells))

@@ -1,7 +1,6 @@
--- Every synthetic table of benchmark_tables has exactly one image row, and every image row a table.
--- Scope: synthetic tables (the images are drawn from int_hct_cells); real tables join with their grid.
+-- Every table of benchmark_tables, synthetic or real, has exactly one image row, and every image row a table.
 with tables as (
-    select table_id from {{ ref('benchmark_tables') }} where source = 'synthetic'
+    select table_id from {{ ref('benchmark_tables') }}
 ),
 
 images as (

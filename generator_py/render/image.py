@@ -359,6 +359,11 @@ def image_table(table_id: str, caption: Optional[str], borders: bool, cells: Ite
                   bool(c.is_aggregate), c.text) for c in cells))
 
 
+def render_grid_png(grid) -> bytes:
+    """A `generator_py.grid.TableGrid` as PNG bytes: the `image` format of the format registry."""
+    return render_png(image_table("table", grid.caption, grid.borders, grid.cells))
+
+
 CELL_COLUMNS = ("table_id", "grid_row", "grid_col", "rowspan", "colspan", "role", "is_aggregate", "text")
 TABLE_COLUMNS = ("table_id", "caption", "borders")
 
