@@ -102,7 +102,8 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
             "table_image_local_path": None,
             "table_properties": table_properties,
             "table_formats": {
-                "csv": release_csv(as_text(t["csv"])),
+                # a real table's own CSV (its merge markers keep the spans), else our flattened grid
+                "csv": release_csv(as_text(t.get("release_csv")) or as_text(t["csv"])),
                 "html": as_text(t["html"]),
                 "md": as_text(t["markdown"]),
             },

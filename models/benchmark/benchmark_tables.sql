@@ -53,13 +53,13 @@ synthetic as (
 ),
 
 real_tables as (
-    select t.* exclude (release_csv), r.* exclude (table_id, n_rows, n_columns)
+    select t.*, r.* exclude (table_id, n_rows, n_columns)
     from {{ ref('stg_real_tables') }} as t
     inner join renderings as r using (table_id)
 ),
 
 final as (
-    select *, cast(null as varchar) as annotation_issues from synthetic
+    select *, cast(null as varchar) as release_csv, cast(null as varchar) as annotation_issues from synthetic
     union all by name
     -- the release's own flags, kept as given; the rules they break are named, not enforced
     select *, {{ table_property_issues() }} as annotation_issues from real_tables

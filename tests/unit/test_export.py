@@ -301,10 +301,8 @@ def test_sample_round_trip_keeps_properties(tmp_path, real_sample_dir):
     tables, questions = load_release(real_sample_dir)
     paths = write_exports(tmp_path, tables, questions)
     tables2, questions2 = load_release(paths[2])
-    pd.testing.assert_frame_equal(
-        tables2[["table_id", "csv", *TABLE_PROPERTY_COLUMNS]],
-        tables.sort_values("table_id").reset_index(drop=True)[["table_id", "csv", *TABLE_PROPERTY_COLUMNS]],
-    )
+    kept = ["table_id", "csv", "html", "release_csv", *TABLE_PROPERTY_COLUMNS]  # html: the spans came back
+    pd.testing.assert_frame_equal(tables2[kept], tables.sort_values("table_id").reset_index(drop=True)[kept])
     cols = ["question_id", "table_id", "question", "answer_gt", *QUESTION_PROPERTY_COLUMNS]
     pd.testing.assert_frame_equal(
         questions2[cols].sort_values("question_id").reset_index(drop=True),
