@@ -1,0 +1,81 @@
+"""One HCT as the item builders see it: its relational rows, its value cells by position, its CSV grid."""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..formatting import format_value
+from ..questions.spec import Rows
+
+
+@dataclass(frozen=True)
+class ValueCell:
+    """A data or aggregate cell of the grid (1-based CSV row and column)."""
+
+    row: int
+    col: int
+    role: str  # 'data' or 'aggregate'
+    value: float
+    row_group: tuple
+    col_group: tuple
+
+    @property
+    def answer_text(self) -> str:
+        """The value as an answer states it (canonical number), not as the cell prints it."""
+        return format_value(self.value)
+
+
+@dataclass
+class ChoiceTable:
+    table_id: str
+    template_key: str  # tables with the same key share structure and headers (one individual template)
+    row_attributes: tuple
+    col_attributes: tuple
+    rows: Rows
+    cells: dict = field(default_factory=dict)  # (row, col) -> ValueCell
+    grid: list = field(default_factory=list)  # CSV rendering: list of rows of cell texts
+    data_by_answer: dict = field(default_factory=dict)  # canonical value text -> data ValueCell
+
+    def __post_init__(self) -> None:
+        self.data_by_answer = {c.answer_text: c for c in self.cells.values() if c.role == "data"}
+
+    def attribute_values(self, attribute: str) -> frozenset:
+        cache = self.__dict__.setdefault("_values_cache", {})
+        if attribute not in cache:
+            i = self.rows.index[attribute]
+            cache[attribute] = frozenset(r[i] for r in self.rows.rows if r[i] is not None)
+        return cache[attribute]
+
+    def data_cell_of(self, answer_value: str) -> Optional[ValueCell]:
+        return self.data_by_answer.get(answer_value)
+
+    def data_cells_of_rows(self, rel_rows: list[tuple]) -> list[ValueCell]:
+        """The data cells that show these relational rows (attribute values -> row and column paths)."""
+        n_row = len(self.row_attributes)
+        out = []
+        for r in rel_rows:
+            row_group = tuple(v for v in r[:n_row] if v is not None)
+            col_group = tuple(v for v in r[n_row:-1] if v is not None)
+            cell = self._by_path().get((row_group, col_group))
+            if cell is not None:
+                out.append(cell)
+        return out
+
+    def _by_path(self) -> dict:
+        cached = getattr(self, "_path_index", None)
+        if cached is None:
+            cached = {(c.row_group, c.col_group): c for c in self.cells.values() if c.role == "data"}
+            self._path_index = cached
+        return cached
+
+
+def parse_csv_grid(text: str, table_id: str) -> list[list[str]]:
+    """The CSV rendering as a rectangular grid of texts (row 1 is the first header row)."""
+    grid = [list(r) for r in csv.reader(io.StringIO(text))]
+    grid = [r for r in grid if r]
+    if not grid:
+        raise ValueError(f"table {table_id}: empty CSV rendering")
+    width = max(len(r) for r in grid)
+    return [r + [""] * (width - len(r)) for r in grid]

@@ -1,0 +1,165 @@
+"""Assemble benchmark_choice_items: one row per two-option item, from questions and table grids."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Iterable, Optional
+
+import pandas as pd
+
+from ..questions.spec import Rows, evaluate_spec
+from ..rng import rng_for, stable_int
+from .choice_table import ChoiceTable, ValueCell, parse_csv_grid
+from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
+from .option_text import answer_option
+from .positions import position_question
+from .probes import PROBES, make_probe, render
+from .pseudo_table import pseudo_relevant_table
+from .strategies import STRATEGIES, STRATEGY_FUNCTIONS, Distractor, Question
+
+QUESTION_SUBSETS = ("b_tis", "su_tis", "m_tis")
+SUBSETS = QUESTION_SUBSETS + PROBES
+# the selection (1, 2, 3, 6, 12, 13) and aggregation (4, 5, 7-11) templates: answers that are value sets
+CHOICE_TEMPLATES = frozenset(range(1, 14))
+# strategies that re-run the question's spec with one change
+SPEC_STRATEGIES = frozenset({"sibling_condition", "wrong_function"})
+
+COLUMNS = ("item_id", "subset", "table_id", "other_table_id", "other_table_position", "source_question_id",
+           "template_id", "question", "option_a", "option_b", "correct_option", "distractor_strategy",
+           "distractor_provenance", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row",
+           "wrong_col", "position_axis", "content_variant", "table_csv")
+
+
+def _list(v) -> tuple:
+    return tuple() if v is None else tuple(v)
+
+
+def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells: pd.DataFrame,
+                  csv_by_table: dict) -> dict[str, ChoiceTable]:
+    """Every synthetic table as a ChoiceTable (relational rows, value cells, CSV grid)."""
+    rows_by_table: dict = defaultdict(list)
+    for r in relational_rows.sort_values(["table_id", "rel_row"]).itertuples(index=False):
+        rows_by_table[r.table_id].append(tuple(_list(r.row_labels)) + tuple(_list(r.col_labels)) + (float(r.value),))
+    cells_by_table: dict = defaultdict(dict)
+    for c in cells.itertuples(index=False):
+        if c.role in ("data", "aggregate") and c.value is not None and c.value == c.value:
+            cells_by_table[c.table_id][(int(c.grid_row), int(c.grid_col))] = ValueCell(
+                int(c.grid_row), int(c.grid_col), c.role, float(c.value), _list(c.row_group), _list(c.col_group))
+    out = {}
+    for t in instances.sort_values("table_id").itertuples(index=False):
+        if t.table_id not in csv_by_table:
+            raise ValueError(f"table {t.table_id}: no CSV rendering in benchmark_tables")
+        row_attrs, col_attrs = _list(t.row_attributes), _list(t.col_attributes)
+        out[t.table_id] = ChoiceTable(
+            table_id=t.table_id, template_key=f"{t.domain}--{t.template_name}--v{int(t.variant_id):04d}",
+            row_attributes=row_attrs, col_attributes=col_attrs,
+            rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[t.table_id]),
+            cells=cells_by_table[t.table_id], grid=parse_csv_grid(csv_by_table[t.table_id], t.table_id))
+    return out
+
+
+def _question(r) -> Question:
+    try:
+        spec = json.loads(r.spec_json)
+        answer_rows = json.loads(r.answer_rows)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"question {r.question_id}: unreadable spec_json or answer_rows ({e})") from e
+    return Question(r.question_id, int(r.template_id), spec, answer_rows, r.answer_gt)
+
+
+def choose_distractor(q: Question, table: ChoiceTable, seed: int) -> Optional[Distractor]:
+    """The first strategy that applies, trying them from a seeded starting point (so all are used)."""
+    spec_ok = answer_option(evaluate_spec(table.rows, q.spec)) == q.correct
+    start = stable_int(seed, "choice_strategy", q.question_id) % len(STRATEGIES)
+    for k in range(len(STRATEGIES)):
+        name = STRATEGIES[(start + k) % len(STRATEGIES)]
+        if name in SPEC_STRATEGIES and not spec_ok:
+            continue  # the Python reading of the spec must reproduce the answer before a change to it counts
+        d = STRATEGY_FUNCTIONS[name](q, table, rng_for(seed, "choice_distractor", q.question_id, name))
+        if d is not None:
+            return d
+    return None
+
+
+def _options(item_id: str, right: str, wrong: str, seed: int) -> dict:
+    if stable_int(seed, "choice_order", item_id) % 2 == 0:
+        return {"option_a": right, "option_b": wrong, "correct_option": "A"}
+    return {"option_a": wrong, "option_b": right, "correct_option": "B"}
+
+
+def _row(**values) -> dict:
+    return {c: values.get(c) for c in COLUMNS}
+
+
+def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int) -> list[dict]:
+    by_template: dict = defaultdict(list)
+    for t in tables.values():
+        by_template[t.template_key].append(t)
+    out = []
+    for r in questions.sort_values("question_id").itertuples(index=False):
+        if int(r.template_id) not in CHOICE_TEMPLATES or r.table_id not in tables or r.answer_gt is None:
+            continue
+        q, table = _question(r), tables[r.table_id]
+        d = choose_distractor(q, table, seed)
+        if d is None:
+            continue
+        common = dict(table_id=r.table_id, source_question_id=q.question_id, template_id=q.template_id,
+                      distractor_strategy=d.strategy, distractor_provenance=d.provenance, content_variant="original")
+        item_id = f"b_tis--{q.question_id}"
+        out.append(_row(item_id=item_id, subset="b_tis", question=r.question,
+                        **_options(item_id, q.correct, d.option, seed), **common))
+        pq = position_question(q, table)
+        if pq is not None:
+            item_id = f"su_tis--{q.question_id}"
+            out.append(_row(item_id=item_id, subset="su_tis", question=pq.question, position_axis=pq.axis,
+                            **_options(item_id, q.correct, d.option, seed), **common))
+        other = pseudo_relevant_table(q.spec, table, by_template[table.template_key],
+                                      rng_for(seed, "choice_pseudo_table", q.question_id))
+        if other is not None:
+            item_id = f"m_tis--{q.question_id}"
+            out.append(_row(item_id=item_id, subset="m_tis", question=r.question, other_table_id=other.table_id,
+                            other_table_position=other.position,
+                            **_options(item_id, q.correct, d.option, seed), **common))
+    return out
+
+
+def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
+    """One probe of each kind per table, asked on each content variant of its grid."""
+    out = []
+    for table_id in sorted(grids):
+        grid = grids[table_id]
+        variants = {v: variant_grid(grid, v, rng_for(seed, "choice_content", table_id, v)) for v in CONTENT_VARIANTS}
+        for kind in PROBES:
+            probe = make_probe(kind, grid, rng_for(seed, "choice_probe", table_id, kind))
+            if probe is None:
+                continue
+            for variant, vgrid in variants.items():
+                question, right, wrong = render(probe, vgrid)
+                item_id = f"{kind}--{table_id}--{variant}"
+                anchor = probe.anchor or (None, None)
+                out.append(_row(item_id=item_id, subset=kind, table_id=table_id, question=question,
+                                distractor_strategy="nearby_position",
+                                distractor_provenance=probe.direction,
+                                target_row=probe.target[0], target_col=probe.target[1],
+                                anchor_row=anchor[0], anchor_col=anchor[1],
+                                wrong_row=probe.wrong[0], wrong_col=probe.wrong[1], content_variant=variant,
+                                table_csv=None if variant == "original" else grid_csv(vgrid),
+                                **_options(item_id, right, wrong, seed)))
+    return out
+
+
+def items_frame(rows: Iterable[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    for c in ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col"):
+        frame[c] = frame[c].astype("Int64")
+    return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
+
+
+def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
+                       cells: pd.DataFrame, benchmark_tables: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table."""
+    csv_by_table = dict(zip(benchmark_tables["table_id"], benchmark_tables["csv"]))
+    tables = choice_tables(instances, relational_rows, cells, csv_by_table)
+    grids = {tid: (tables[tid].grid if tid in tables else parse_csv_grid(text, tid))
+             for tid, text in csv_by_table.items() if text}
+    return items_frame(question_items(questions, tables, seed) + probe_items(grids, seed))
