@@ -4,10 +4,16 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from ..formatting import format_value
 from ..questions.spec import Rows
+
+
+@lru_cache(maxsize=1 << 18)
+def canonical_text(value: float) -> str:
+    return format_value(value)
 
 
 @dataclass(frozen=True)
@@ -21,10 +27,11 @@ class ValueCell:
     row_group: tuple
     col_group: tuple
 
-    @property
-    def answer_text(self) -> str:
-        """The value as an answer states it (canonical number), not as the cell prints it."""
-        return format_value(self.value)
+    answer_text: str = ""  # the value as an answer states it (canonical number), not as the cell prints it
+
+    def __post_init__(self) -> None:
+        if not self.answer_text:
+            object.__setattr__(self, "answer_text", canonical_text(self.value))
 
 
 @dataclass
@@ -46,6 +53,20 @@ class ChoiceTable:
         if attribute not in cache:
             i = self.rows.index[attribute]
             cache[attribute] = frozenset(r[i] for r in self.rows.rows if r[i] is not None)
+        return cache[attribute]
+
+    def parents_of(self, attribute: str) -> dict:
+        """Each value of the attribute -> the values of the attributes above it on its axis."""
+        cache = self.__dict__.setdefault("_parents_cache", {})
+        if attribute not in cache:
+            idx = self.rows.index[attribute]
+            attrs = list(self.row_attributes if attribute in self.row_attributes else self.col_attributes)
+            parents = [self.rows.index[a] for a in attrs[:attrs.index(attribute)]]
+            found: dict = {}
+            for r in self.rows.rows:
+                if r[idx] is not None and r[idx] not in found:
+                    found[r[idx]] = tuple(r[p] for p in parents)
+            cache[attribute] = found
         return cache[attribute]
 
     def data_cell_of(self, answer_value: str) -> Optional[ValueCell]:

@@ -16,11 +16,23 @@ from .option_text import option_value_key
 CONTENT_VARIANTS = ("original", "letters", "numbers")
 
 
-def _random_string(variant: str, rng: random.Random) -> str:
-    n = rng.randint(1, 8)
+def _random_strings(variant: str, rng: random.Random, n: int) -> list[str]:
+    """n random strings of 1-8 characters, drawn in bulk (one draw per character is too slow here)."""
+    lengths = rng.choices(range(1, 9), k=n)
     if variant == "letters":
-        return "".join(rng.choice(string.ascii_lowercase) for _ in range(n))
-    return rng.choice("123456789") + "".join(rng.choice(string.digits) for _ in range(n - 1))
+        chars = "".join(rng.choices(string.ascii_lowercase, k=sum(lengths)))
+    else:
+        firsts = rng.choices("123456789", k=n)
+        rest = "".join(rng.choices(string.digits, k=sum(lengths) - n))
+    out, at = [], 0
+    for i, k in enumerate(lengths):
+        if variant == "letters":
+            out.append(chars[at:at + k])
+            at += k
+        else:
+            out.append(firsts[i] + rest[at:at + k - 1])
+            at += k - 1
+    return out
 
 
 def replacement_map(grid, variant: str, rng: random.Random) -> dict[str, str]:
@@ -29,14 +41,15 @@ def replacement_map(grid, variant: str, rng: random.Random) -> dict[str, str]:
     mapping: dict[str, str] = {}
     by_key: dict[str, str] = {}  # one text per normalised key
     used: set[str] = set()
+    pool = _random_strings(variant, rng, len(texts))
     for t in texts:
         key = option_value_key(t)
         if key in by_key:
             mapping[t] = mapping[by_key[key]]
             continue
-        s = _random_string(variant, rng)
-        while s in used:
-            s = _random_string(variant, rng)
+        s = pool.pop() if pool else _random_strings(variant, rng, 1)[0]
+        while s in used:  # a repeat: draw again
+            s = pool.pop() if pool else _random_strings(variant, rng, 1)[0]
         used.add(s)
         by_key[key] = t
         mapping[t] = s

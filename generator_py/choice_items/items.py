@@ -13,7 +13,7 @@ from .choice_table import ChoiceTable, ValueCell, parse_csv_grid
 from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
 from .option_text import answer_option
 from .positions import position_question
-from .probes import PROBES, make_probe, render
+from .probes import PROBES, GridView, make_probe, render
 from .pseudo_table import pseudo_relevant_table
 from .strategies import STRATEGIES, STRATEGY_FUNCTIONS, Distractor, Question
 
@@ -129,12 +129,13 @@ def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
     for table_id in sorted(grids):
         grid = grids[table_id]
         variants = {v: variant_grid(grid, v, rng_for(seed, "choice_content", table_id, v)) for v in CONTENT_VARIANTS}
+        views = {v: GridView(g) for v, g in variants.items()}
         for kind in PROBES:
-            probe = make_probe(kind, grid, rng_for(seed, "choice_probe", table_id, kind))
+            probe = make_probe(kind, views["original"], rng_for(seed, "choice_probe", table_id, kind))
             if probe is None:
                 continue
             for variant, vgrid in variants.items():
-                question, right, wrong = render(probe, vgrid)
+                question, right, wrong = render(probe, views[variant])
                 item_id = f"{kind}--{table_id}--{variant}"
                 anchor = probe.anchor or (None, None)
                 out.append(_row(item_id=item_id, subset=kind, table_id=table_id, question=question,

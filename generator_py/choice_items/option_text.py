@@ -6,6 +6,7 @@ values, case-folded, numbers by value), kept here because generator_py never imp
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from decimal import Decimal, InvalidOperation
 from typing import Iterable, Sequence
 
@@ -14,6 +15,7 @@ from ..formatting import format_gt
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
 
+@lru_cache(maxsize=1 << 18)
 def option_value_key(value: str) -> str:
     v = " ".join(value.split()).lower()
     if _NUMBER.match(v):

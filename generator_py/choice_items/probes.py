@@ -45,65 +45,62 @@ class Probe:
     wrong: tuple  # the same shape as target
 
 
-def cell_text(grid, row: int, col: int) -> str:
-    return grid[row - 1][col - 1].strip()
+class GridView:
+    """A grid with its row and column contents and its non-empty positions worked out once."""
 
+    __slots__ = ("grid", "n_rows", "n_cols", "rows", "columns", "cells")
 
-def row_content(grid, row: int) -> str:
-    return " | ".join(t for t in (c.strip() for c in grid[row - 1]) if t)
+    def __init__(self, grid):
+        self.grid = [[t.strip() for t in line] for line in grid]
+        self.n_rows, self.n_cols = len(self.grid), len(self.grid[0])
+        self.rows = [" | ".join(t for t in line if t) for line in self.grid]
+        self.columns = [" | ".join(line[c] for line in self.grid if line[c]) for c in range(self.n_cols)]
+        self.cells = [(r + 1, c + 1) for r, line in enumerate(self.grid) for c, t in enumerate(line) if t]
 
+    def cell(self, row: int, col: int) -> str:
+        return self.grid[row - 1][col - 1]
 
-def column_content(grid, col: int) -> str:
-    return " | ".join(t for t in (r[col - 1].strip() for r in grid) if t)
+    def content(self, position: tuple) -> str:
+        row, col = position
+        if row is None:
+            return self.columns[col - 1]
+        if col is None:
+            return self.rows[row - 1]
+        return self.grid[row - 1][col - 1]
 
+    def first_cell(self, start: tuple, step: tuple) -> Optional[tuple]:
+        r, c = start[0] + step[0], start[1] + step[1]
+        while 1 <= r <= self.n_rows and 1 <= c <= self.n_cols:
+            if self.grid[r - 1][c - 1]:
+                return (r, c)
+            r, c = r + step[0], c + step[1]
+        return None
 
-def content(grid, position: tuple) -> str:
-    row, col = position
-    if row is None:
-        return column_content(grid, col)
-    if col is None:
-        return row_content(grid, row)
-    return cell_text(grid, row, col)
-
-
-def _non_empty_cells(grid) -> list[tuple]:
-    return [(r + 1, c + 1) for r, line in enumerate(grid) for c, t in enumerate(line) if t.strip()]
-
-
-def _first_non_empty(grid, start: tuple, step: tuple) -> Optional[tuple]:
-    r, c = start[0] + step[0], start[1] + step[1]
-    while 1 <= r <= len(grid) and 1 <= c <= len(grid[0]):
-        if cell_text(grid, r, c):
-            return (r, c)
-        r, c = r + step[0], c + step[1]
-    return None
-
-
-def _line_position(grid, start: int, step: int, axis: str) -> Optional[int]:
-    """The first non-empty row (or column) from `start` in direction `step` (`start` itself when 0)."""
-    n = len(grid) if axis == "row" else len(grid[0])
-    i = start + step
-    while 1 <= i <= n:
-        if (row_content(grid, i) if axis == "row" else column_content(grid, i)):
-            return i
-        if step == 0:
-            return None
-        i += step
-    return None
+    def first_line(self, start: int, step: int, axis: str) -> Optional[int]:
+        """The first non-empty row (or column) from `start` in direction `step` (`start` itself when 0)."""
+        lines = self.rows if axis == "row" else self.columns
+        i = start + step
+        while 1 <= i <= len(lines):
+            if lines[i - 1]:
+                return i
+            if step == 0:
+                return None
+            i += step
+        return None
 
 
 def _clamp(x: float, n: int) -> int:
     return min(max(int(round(x)), 1), n)
 
 
-def wrong_position(grid, target: tuple, rng: random.Random) -> Optional[tuple]:
+def wrong_position(view: GridView, target: tuple, rng: random.Random) -> Optional[tuple]:
     """A position drawn from N(target, 1) whose content is non-empty and differs from the target's;
     failing that after a number of draws, the nearest such position (ties in grid order)."""
-    n_rows, n_cols = len(grid), len(grid[0])
-    right = content(grid, target)
+    n_rows, n_cols = view.n_rows, view.n_cols
+    right = view.content(target)
 
     def usable(p: tuple) -> bool:
-        text = content(grid, p)
+        text = view.content(p)
         return p != target and bool(text) and options_differ(text, right)
 
     for _ in range(GAUSSIAN_DRAWS):
@@ -118,56 +115,68 @@ def wrong_position(grid, target: tuple, rng: random.Random) -> Optional[tuple]:
     return next((p for p in everything if usable(p)), None)
 
 
-def _finish(kind, direction, anchor, target, grid, rng) -> Optional[Probe]:
-    wrong = wrong_position(grid, target, rng)
+def _finish(kind, direction, anchor, target, view, rng) -> Optional[Probe]:
+    wrong = wrong_position(view, target, rng)
     return Probe(kind, direction, anchor, target, wrong) if wrong else None
 
 
-def _positional(kind: str, grid, rng: random.Random) -> Optional[Probe]:
-    cells = _non_empty_cells(grid)
+def _positional(kind: str, view: GridView, rng: random.Random) -> Optional[Probe]:
+    cells = view.cells
+    if not cells:
+        return None
     if kind == "tsu_pcl":
         target = rng.choice(cells)
     elif kind == "tsu_prl":
         target = (rng.choice(sorted({r for r, _ in cells})), None)
     else:
         target = (None, rng.choice(sorted({c for _, c in cells})))
-    return _finish(kind, None, None, target, grid, rng)
+    return _finish(kind, None, None, target, view, rng)
 
 
-def _relative(kind: str, grid, rng: random.Random) -> Optional[Probe]:
-    directions = {"tsu_rcl": ("below", "above", "left", "right"), "tsu_rrl": ("same", "above", "below"),
-                  "tsu_rll": ("same", "left", "right")}[kind]
-    options = []
-    for anchor in _non_empty_cells(grid):
-        for d in directions:
-            if kind == "tsu_rcl":
-                target = _first_non_empty(grid, anchor, STEPS[d])
-            elif kind == "tsu_rrl":
-                row = _line_position(grid, anchor[0], {"same": 0, "above": -1, "below": 1}[d], "row")
-                target = None if row is None else (row, None)
-            else:
-                col = _line_position(grid, anchor[1], {"same": 0, "left": -1, "right": 1}[d], "column")
-                target = None if col is None else (None, col)
-            if target is not None:
-                options.append((anchor, d, target))
+RELATIVE_DIRECTIONS = {"tsu_rcl": ("below", "above", "left", "right"), "tsu_rrl": ("same", "above", "below"),
+                       "tsu_rll": ("same", "left", "right")}
+LINE_STEPS = {"same": 0, "above": -1, "below": 1, "left": -1, "right": 1}
+
+
+def _relative_target(kind: str, view: GridView, anchor: tuple, direction: str) -> Optional[tuple]:
+    if kind == "tsu_rcl":
+        return view.first_cell(anchor, STEPS[direction])
+    if kind == "tsu_rrl":
+        row = view.first_line(anchor[0], LINE_STEPS[direction], "row")
+        return None if row is None else (row, None)
+    col = view.first_line(anchor[1], LINE_STEPS[direction], "column")
+    return None if col is None else (None, col)
+
+
+def _relative(kind: str, view: GridView, rng: random.Random) -> Optional[Probe]:
+    """A uniformly drawn (anchor, direction) among those with a target, drawn by rejection."""
+    directions = RELATIVE_DIRECTIONS[kind]
+    if not view.cells:
+        return None
+    for _ in range(GAUSSIAN_DRAWS):
+        anchor, d = rng.choice(view.cells), rng.choice(directions)
+        target = _relative_target(kind, view, anchor, d)
+        if target is not None:
+            return _finish(kind, d, anchor, target, view, rng)
+    options = [(a, d) for a in view.cells for d in directions if _relative_target(kind, view, a, d) is not None]
     if not options:
         return None
-    anchor, d, target = rng.choice(options)
-    return _finish(kind, d, anchor, target, grid, rng)
+    anchor, d = rng.choice(options)
+    return _finish(kind, d, anchor, _relative_target(kind, view, anchor, d), view, rng)
 
 
 PROBE_BUILDERS: dict[str, Callable] = {k: (_positional if k in ("tsu_pcl", "tsu_prl", "tsu_pll") else _relative)
                                        for k in PROBES}
 
 
-def make_probe(kind: str, grid, rng: random.Random) -> Optional[Probe]:
-    return PROBE_BUILDERS[kind](kind, grid, rng)
+def make_probe(kind: str, view: GridView, rng: random.Random) -> Optional[Probe]:
+    return PROBE_BUILDERS[kind](kind, view, rng)
 
 
-def render(probe: Probe, grid) -> tuple[str, str, str]:
+def render(probe: Probe, view: GridView) -> tuple[str, str, str]:
     """(question, right option, wrong option) of the probe on this grid."""
     key = probe.kind if probe.direction is None else (probe.kind, probe.direction)
     fields = {"row": probe.target[0], "col": probe.target[1]}
     if probe.anchor is not None:
-        fields = {"anchor": cell_text(grid, *probe.anchor), "row": probe.anchor[0], "col": probe.anchor[1]}
-    return QUESTIONS[key].format(**fields), content(grid, probe.target), content(grid, probe.wrong)
+        fields = {"anchor": view.cell(*probe.anchor), "row": probe.anchor[0], "col": probe.anchor[1]}
+    return QUESTIONS[key].format(**fields), view.content(probe.target), view.content(probe.wrong)

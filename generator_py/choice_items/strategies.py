@@ -5,7 +5,6 @@ does not apply; a distractor never states the same values as the answer (option_
 """
 from __future__ import annotations
 
-import copy
 import random
 import re
 from dataclasses import dataclass
@@ -135,13 +134,7 @@ def aggregate_for_data(q: Question, t: ChoiceTable, rng: random.Random) -> Optio
 
 def _siblings(t: ChoiceTable, attribute: str, value: str, excluded: set) -> list[str]:
     """Other values of the attribute, those under the same parent values first (2020 for 2021)."""
-    idx = t.rows.index[attribute]
-    attrs = t.row_attributes if attribute in t.row_attributes else t.col_attributes
-    parents = [t.rows.index[a] for a in attrs[:list(attrs).index(attribute)]]
-    parent_of = {}
-    for r in t.rows.rows:
-        if r[idx] is not None:
-            parent_of.setdefault(r[idx], tuple(r[p] for p in parents))
+    parent_of = t.parents_of(attribute)
     mine = parent_of.get(value)
     others = sorted(v for v in parent_of if v not in excluded)
     return [v for v in others if parent_of[v] == mine] + [v for v in others if parent_of[v] != mine]
@@ -155,7 +148,7 @@ def sibling_condition(q: Question, t: ChoiceTable, rng: random.Random) -> Option
         for vi in _shuffled(rng, range(len(f["values"]))):
             old = f["values"][vi]
             for new in _siblings(t, f["attribute"], old, set(f["values"]))[:4]:
-                spec = copy.deepcopy(q.spec)
+                spec = dict(q.spec, filters=[dict(g, values=list(g["values"])) for g in filters])
                 spec["filters"][fi]["values"][vi] = new
                 d = _accept(q, evaluate_spec(t.rows, spec), "sibling_condition", f"{f['attribute']}: {old} -> {new}")
                 if d:
@@ -168,7 +161,7 @@ def wrong_function(q: Question, t: ChoiceTable, rng: random.Random) -> Optional[
     aggregates = [i for i, s in enumerate(q.spec["select"]) if s["kind"] == "aggregate"]
     for i in _shuffled(rng, aggregates):
         old = q.spec["select"][i]["function"]
-        spec = copy.deepcopy(q.spec)
+        spec = dict(q.spec, select=[dict(s) for s in q.spec["select"]])
         spec["select"][i]["function"] = SWAPPED_FUNCTION[old]
         d = _accept(q, evaluate_spec(t.rows, spec), "wrong_function", f"{old} -> {SWAPPED_FUNCTION[old]}")
         if d:
