@@ -6,7 +6,7 @@
 {% macro choice_option_values(option) -%}
 list_sort(list_distinct(list_filter(list_transform(
     string_split(replace(replace(replace(lower({{ option }}), '{', ' '), '}', ' '), '||', '|'), '|'),
-    v -> case when regexp_full_match(trim(v), '-?[0-9]+(\.[0-9]+)?') then cast(cast(trim(v) as double) as varchar)
+    lambda v: case when regexp_full_match(trim(v), '-?[0-9]+(\.[0-9]+)?') then cast(cast(trim(v) as double) as varchar)
               else trim(regexp_replace(v, '\s+', ' ', 'g')) end),
-    v -> v != '')))
+    lambda v: v != '')))
 {%- endmacro %}
