@@ -5,7 +5,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..formatting import format_value
 from ..questions.spec import Rows
@@ -16,9 +16,8 @@ def canonical_text(value: float) -> str:
     return format_value(value)
 
 
-@dataclass(frozen=True)
-class ValueCell:
-    """A data or aggregate cell of the grid (1-based CSV row and column)."""
+class ValueCell(NamedTuple):
+    """A data or aggregate cell of the grid (1-based CSV row and column); a tuple: tables hold many."""
 
     row: int
     col: int
@@ -26,12 +25,11 @@ class ValueCell:
     value: float
     row_group: tuple
     col_group: tuple
+    answer_text: str  # the value as an answer states it (canonical number), not as the cell prints it
 
-    answer_text: str = ""  # the value as an answer states it (canonical number), not as the cell prints it
 
-    def __post_init__(self) -> None:
-        if not self.answer_text:
-            object.__setattr__(self, "answer_text", canonical_text(self.value))
+def value_cell(row: int, col: int, role: str, value: float, row_group: tuple, col_group: tuple) -> ValueCell:
+    return ValueCell(row, col, role, value, row_group, col_group, canonical_text(value))
 
 
 @dataclass

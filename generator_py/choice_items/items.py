@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..questions.spec import Rows, evaluate_spec
 from ..rng import rng_for, stable_int
-from .choice_table import ChoiceTable, ValueCell, parse_csv_grid
+from .choice_table import ChoiceTable, ValueCell, canonical_text, parse_csv_grid
 from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
 from .option_text import answer_option
 from .positions import position_question
@@ -34,27 +34,36 @@ def _list(v) -> tuple:
     return tuple() if v is None else tuple(v)
 
 
+def _columns(frame: pd.DataFrame, *names: str) -> list:
+    """Columns as Python lists, zipped (row-wise access to list-typed columns is slow in pandas)."""
+    return list(zip(*(frame[n].tolist() for n in names)))
+
+
 def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells: pd.DataFrame,
                   csv_by_table: dict) -> dict[str, ChoiceTable]:
     """Every synthetic table as a ChoiceTable (relational rows, value cells, CSV grid)."""
     rows_by_table: dict = defaultdict(list)
-    for r in relational_rows.sort_values(["table_id", "rel_row"]).itertuples(index=False):
-        rows_by_table[r.table_id].append(tuple(_list(r.row_labels)) + tuple(_list(r.col_labels)) + (float(r.value),))
+    ordered = relational_rows.sort_values(["table_id", "rel_row"])
+    for table_id, row_labels, col_labels, value in _columns(ordered, "table_id", "row_labels", "col_labels", "value"):
+        rows_by_table[table_id].append(_list(row_labels) + _list(col_labels) + (float(value),))
     cells_by_table: dict = defaultdict(dict)
-    for c in cells.itertuples(index=False):
-        if c.role in ("data", "aggregate") and c.value is not None and c.value == c.value:
-            cells_by_table[c.table_id][(int(c.grid_row), int(c.grid_col))] = ValueCell(
-                int(c.grid_row), int(c.grid_col), c.role, float(c.value), _list(c.row_group), _list(c.col_group))
+    for table_id, row, col, role, value, row_group, col_group in _columns(
+            cells, "table_id", "grid_row", "grid_col", "role", "value", "row_group", "col_group"):
+        if role in ("data", "aggregate") and value is not None and value == value:
+            row, col, value = int(row), int(col), float(value)
+            cells_by_table[table_id][(row, col)] = ValueCell(row, col, role, value, tuple(row_group), tuple(col_group),
+                                                             canonical_text(value))
     out = {}
-    for t in instances.sort_values("table_id").itertuples(index=False):
-        if t.table_id not in csv_by_table:
-            raise ValueError(f"table {t.table_id}: no CSV rendering in benchmark_tables")
-        row_attrs, col_attrs = _list(t.row_attributes), _list(t.col_attributes)
-        out[t.table_id] = ChoiceTable(
-            table_id=t.table_id, template_key=f"{t.domain}--{t.template_name}--v{int(t.variant_id):04d}",
+    for table_id, domain, template_name, variant_id, row_attributes, col_attributes in sorted(_columns(
+            instances, "table_id", "domain", "template_name", "variant_id", "row_attributes", "col_attributes")):
+        if table_id not in csv_by_table:
+            raise ValueError(f"table {table_id}: no CSV rendering in benchmark_tables")
+        row_attrs, col_attrs = _list(row_attributes), _list(col_attributes)
+        out[table_id] = ChoiceTable(
+            table_id=table_id, template_key=f"{domain}--{template_name}--v{int(variant_id):04d}",
             row_attributes=row_attrs, col_attributes=col_attrs,
-            rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[t.table_id]),
-            cells=cells_by_table[t.table_id], grid=parse_csv_grid(csv_by_table[t.table_id], t.table_id))
+            rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[table_id]),
+            cells=cells_by_table[table_id], grid=parse_csv_grid(csv_by_table[table_id], table_id))
     return out
 
 
@@ -69,13 +78,17 @@ def _question(r) -> Question:
 
 def choose_distractor(q: Question, table: ChoiceTable, seed: int) -> Optional[Distractor]:
     """The first strategy that applies, trying them from a seeded starting point (so all are used)."""
-    spec_ok = answer_option(evaluate_spec(table.rows, q.spec)) == q.correct
-    start = stable_int(seed, "choice_strategy", q.question_id) % len(STRATEGIES)
+    spec_ok = None
+    rng = rng_for(seed, "choice_distractor", q.question_id)
+    start = rng.randrange(len(STRATEGIES))
     for k in range(len(STRATEGIES)):
         name = STRATEGIES[(start + k) % len(STRATEGIES)]
-        if name in SPEC_STRATEGIES and not spec_ok:
-            continue  # the Python reading of the spec must reproduce the answer before a change to it counts
-        d = STRATEGY_FUNCTIONS[name](q, table, rng_for(seed, "choice_distractor", q.question_id, name))
+        if name in SPEC_STRATEGIES:
+            if spec_ok is None:
+                spec_ok = answer_option(evaluate_spec(table.rows, q.spec)) == q.correct
+            if not spec_ok:
+                continue  # the Python reading of the spec must reproduce the answer before a change to it counts
+        d = STRATEGY_FUNCTIONS[name](q, table, rng)
         if d is not None:
             return d
     return None
@@ -150,7 +163,8 @@ def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
 
 
 def items_frame(rows: Iterable[dict]) -> pd.DataFrame:
-    frame = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    rows = list(rows)
+    frame = pd.DataFrame({c: [r[c] for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
     for c in ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col"):
         frame[c] = frame[c].astype("Int64")
     return frame.sort_values("item_id", kind="stable").reset_index(drop=True)

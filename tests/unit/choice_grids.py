@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from generator_py.choice_items.choice_table import ChoiceTable, ValueCell
+from generator_py.choice_items.choice_table import ChoiceTable, value_cell
 from generator_py.questions.spec import Rows
 
 GRID = [
@@ -38,11 +38,11 @@ def small_table(table_id: str = "t1", cities=None, template_key: str = "demo--v0
     rows = []
     for r, c, country, city, year, v in DATA:
         city = rename[city]
-        cells[(r, c)] = ValueCell(r, c, "data", v, (country, city), (year,))
+        cells[(r, c)] = value_cell(r, c, "data", v, (country, city), (year,))
         rows.append((country, city, year, v))
     for r, c, rg, cg, v in AGGREGATES:
         rg = tuple(rename.get(x, x) for x in rg)
-        cells[(r, c)] = ValueCell(r, c, "aggregate", v, rg, cg)
+        cells[(r, c)] = value_cell(r, c, "aggregate", v, rg, cg)
     grid = [[rename.get(t, t) for t in line] for line in GRID]
     return ChoiceTable(table_id=table_id, template_key=template_key, row_attributes=("Country", "City"),
                        col_attributes=("Year",), rows=Rows(["Country", "City", "Year", "Value"], rows),
