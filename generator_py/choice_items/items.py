@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, Optional
 
 import pandas as pd
@@ -170,11 +173,58 @@ def items_frame(rows: Iterable[dict]) -> pd.DataFrame:
     return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
 
 
-def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
-                       cells: pd.DataFrame, benchmark_tables: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table."""
+def _items_of(table_ids: set, inputs: dict, seed: int) -> list[dict]:
+    """The items of these tables (whole individual templates, so m_tis finds its candidates among them)."""
+    def only(frame):
+        return frame[frame["table_id"].isin(table_ids)]
+
+    benchmark_tables = only(inputs["benchmark_tables"])
     csv_by_table = dict(zip(benchmark_tables["table_id"], benchmark_tables["csv"]))
-    tables = choice_tables(instances, relational_rows, cells, csv_by_table)
+    tables = choice_tables(only(inputs["instances"]), only(inputs["relational_rows"]), only(inputs["cells"]),
+                           csv_by_table)
     grids = {tid: (tables[tid].grid if tid in tables else parse_csv_grid(text, tid))
              for tid, text in csv_by_table.items() if text}
-    return items_frame(question_items(questions, tables, seed) + probe_items(grids, seed))
+    return question_items(only(inputs["questions"]), tables, seed) + probe_items(grids, seed)
+
+
+_SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
+
+
+def _work(table_ids: list) -> list[tuple]:
+    rows = _items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"])
+    return [tuple(r[c] for c in COLUMNS) for r in rows]
+
+
+def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
+    """Table ids in n chunks of whole individual templates, balanced by table count, biggest first."""
+    key_of = {t: f"{d}--{n_}--{v}" for t, d, n_, v in
+              zip(instances["table_id"], instances["domain"], instances["template_name"], instances["variant_id"])}
+    groups: dict = defaultdict(list)
+    for t in sorted(table_ids):
+        groups[key_of.get(t, t)].append(t)
+    loads, out = [0] * n, [[] for _ in range(n)]
+    for key in sorted(groups, key=lambda k: (-len(groups[k]), k)):
+        k = min(range(n), key=loads.__getitem__)
+        out[k].extend(groups[key])
+        loads[k] += len(groups[key])
+    return [c for c in out if c]
+
+
+def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
+                       cells: pd.DataFrame, benchmark_tables: pd.DataFrame, seed: int,
+                       workers: Optional[int] = None) -> pd.DataFrame:
+    """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table.
+    The content does not depend on the number of workers (forked processes, by individual template)."""
+    inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells,
+                  benchmark_tables=benchmark_tables)
+    table_ids = benchmark_tables["table_id"].tolist()
+    workers = workers or min(2, os.cpu_count() or 1)
+    if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
+        return items_frame(_items_of(set(table_ids), inputs, seed))
+    _SHARED.update(inputs=inputs, seed=seed)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            parts = list(pool.map(_work, _chunks(instances, table_ids, workers * 3)))
+    finally:
+        _SHARED.clear()
+    return items_frame(dict(zip(COLUMNS, r)) for part in parts for r in part)
