@@ -13,7 +13,7 @@ models/generation/int_question_instances.py does, then times, `--repeats` times 
   `--check-repeats`, 0 to skip).
 
 Medians go to bench/results/questions.md (or `--out`). Without `--duckdb` (or with `--toy N`) it falls back
-to N tables sampled from the vocabulary seeds by generator_py.questions.toy_tables.
+to N tables sampled from the vocabulary seeds by tests/support/toy_tables.py.
 """
 from __future__ import annotations
 
@@ -55,11 +55,12 @@ def _load_duckdb(path: str) -> dict:
 
 
 def _toy_tables(n: int) -> tuple[list, tuple]:
-    from generator_py.questions.toy_tables import load_seed_frames, toy_table
+    from tests.support.toy_tables import ToyTables, load_seed_frames
 
     fr = load_seed_frames()
-    doms = list(fr["table_templates"][["domain", "template_name"]].itertuples(index=False))
-    tables = [toy_table(fr, doms[i % len(doms)][0], i // len(doms), seed=1) for i in range(n)]
+    toy = ToyTables(fr)
+    doms = toy.domains()
+    tables = [toy.table(doms[i % len(doms)][0], i // len(doms), seed=1) for i in range(n)]
     return tables, (fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"])
 
 

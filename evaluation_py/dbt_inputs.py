@@ -11,6 +11,7 @@ import pandas as pd
 from generator_py.dbt_inputs import parse_config, seed_var
 
 from .backends.base import PredictionRequest
+from .backends.benchmark import BenchmarkLookup
 from .backends.replay_backend import check_against_benchmark, read_responses
 from .model_specs import ModelSpec, parse_eval_models
 from .predict import all_requests
@@ -20,6 +21,7 @@ from .predict import all_requests
 class EvalInputs:
     specs: list[ModelSpec]
     requests: list[PredictionRequest]
+    benchmark: BenchmarkLookup  # what the oracle and header_match backends answer from
 
 
 # The columns of the marts that requests are built from (reading only these saves most of the load time).
@@ -37,7 +39,8 @@ def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, 
     seed = seed_var(seed_raw)
     if check_replay:
         check_replay_files(specs, questions)
-    return EvalInputs(specs, all_requests(specs, questions, tables, seed))
+    benchmark = BenchmarkLookup(questions, tables)
+    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
 
 
 def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:

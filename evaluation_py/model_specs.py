@@ -12,7 +12,8 @@ from .prompts import TABLE_FORMATS
 # Backends that answer without a model id of their own.
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
-COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role"})
+COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
+                         "modes"})
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
@@ -34,6 +35,7 @@ class ModelSpec:
     params: dict = field(default_factory=dict)
     backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
     identity: dict = field(default_factory=dict)  # answer-changing entry fields, for the cache key
+    modes: tuple[str, ...] = ("direct",)  # inference modes (evaluation_py.inference_modes)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -44,6 +46,7 @@ def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str
 
 def parse_eval_models(raw: Any) -> list[ModelSpec]:
     import evaluation_py.backends  # noqa: F401  (fills the backend registry)
+    from .inference_modes import get_mode, mode_names
 
     if raw is None:
         raw = DEFAULT_EVAL_MODELS
@@ -83,6 +86,18 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         sample = entry.get("sample")
         if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
             raise ValueError(f"{where}: sample {sample!r} must be a positive number of questions")
+        modes = entry.get("modes", ["direct"])
+        modes = [modes] if isinstance(modes, str) else modes
+        if not isinstance(modes, list) or not modes or len(set(map(str, modes))) != len(modes):
+            raise ValueError(f"{where}: key `modes` {modes!r} must be a non-empty list of distinct inference modes")
+        for mode_name in modes:
+            if mode_name not in mode_names():
+                raise ValueError(f"{where}: key `modes`: unknown inference mode {mode_name!r}; "
+                                 f"known modes: {', '.join(mode_names())}")
+            lacking = sorted(get_mode(mode_name).required_capabilities() - cls.capabilities)
+            if lacking:
+                raise ValueError(f"{where}: key `modes`: inference mode {mode_name!r} needs capability "
+                                 f"{', '.join(map(repr, lacking))}, which backend {backend_name!r} lacks")
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
@@ -100,5 +115,5 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, system_role, params, config, identity))
+                               sample, system_role, params, config, identity, tuple(modes)))
     return specs

@@ -4,40 +4,47 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 
 import pandas as pd
 
 from .backends import base
 from .backends.base import PredictionRequest
+from .backends.benchmark import BenchmarkLookup
+from .episodes import run_episodes
+from .inference_modes import get_mode
 from .model_specs import ModelSpec
 from .normalize import clean_response, gt_values, response_values
-from .prompts import PROMPT_VERSION
-from .requests import build_requests
-from .runner import run_predictions
+from .requests import REQUEST_COLUMNS, build_requests
 from .scoring import MODES, score_frame
 from .store import PredictionStore
 
-PREDICTION_COLUMNS = ["cache_key", "question_id", "model_name", "response", "attempts", "latency_s",
-                      "prompt_tokens", "completion_tokens", "logprobs_json"]
+# What is known of a request before it is answered, per episode (its first turn).
+REQUEST_MODE_COLUMNS = ["inference_mode", "kind", "prompt_version"]
+# One row per episode: its final answer. `turn` / `parent_key` are those of the final turn; attempts,
+# latency and tokens are summed over the episode's turns (single-turn: the one request's).
+PREDICTION_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode", "kind", "turn", "parent_key",
+                      "prompt_version", "response", "attempts", "latency_s", "prompt_tokens", "completion_tokens",
+                      "logprobs_json"]
+_SUMMED = ("attempts", "latency_s", "prompt_tokens", "completion_tokens")
 
 
 def prompt_id(messages) -> str:
     return hashlib.sha256(json.dumps(list(messages), sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
-def all_requests(specs: list[ModelSpec], questions: pd.DataFrame, tables: pd.DataFrame, seed: int) -> list[PredictionRequest]:
+def all_requests(specs: list[ModelSpec], questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
+                 benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
     out: list[PredictionRequest] = []
     for spec in specs:
-        out.extend(build_requests(spec, questions, tables, seed))
+        out.extend(build_requests(spec, questions, tables, seed, benchmark))
     return out
 
 
 def requests_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
-    rows = [(r.cache_key, r.question_id, r.table_id, r.model_name, r.backend, r.model, r.table_format,
-             prompt_id(r.messages), json.dumps(r.params, sort_keys=True)) for r in requests]
-    return pd.DataFrame(rows, columns=["cache_key", "question_id", "table_id", "model_name", "backend", "model",
-                                       "table_format", "prompt_id", "params_json"]).drop_duplicates("cache_key")
+    rows = [(*(getattr(r, c) for c in REQUEST_COLUMNS), prompt_id(r.messages), json.dumps(r.params, sort_keys=True))
+            for r in requests]
+    return pd.DataFrame(rows, columns=[*REQUEST_COLUMNS, "prompt_id", "params_json"]).drop_duplicates("cache_key")
 
 
 def prompts_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
@@ -46,56 +53,157 @@ def prompts_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
         pid = prompt_id(r.messages)
         if pid not in rows:
             system_role = r.messages[0]["role"] == "system"
-            rows[pid] = (pid, r.question_id, r.table_id, r.table_format, system_role, PROMPT_VERSION,
+            rows[pid] = (pid, r.question_id, r.table_id, r.table_format, system_role, r.prompt_version,
                          json.dumps(list(r.messages), ensure_ascii=False))
     return pd.DataFrame(list(rows.values()), columns=["prompt_id", "question_id", "table_id", "table_format",
                                                       "system_role", "prompt_version", "messages_json"])
 
 
+def check_capabilities(requests: Iterable[PredictionRequest]) -> None:
+    """Fail, before anything is sent, on a request whose inference mode needs what its backend lacks."""
+    seen = set()
+    for r in requests:
+        if (r.model_name, r.inference_mode) in seen:
+            continue
+        seen.add((r.model_name, r.inference_mode))
+        lacking = sorted(get_mode(r.inference_mode).required_capabilities() - base.backend_class(r.backend).capabilities)
+        if lacking:
+            raise ValueError(f"eval_models entry {r.model_name!r}: inference mode {r.inference_mode!r} needs capability "
+                             f"{', '.join(map(repr, lacking))}, which backend {r.backend!r} lacks; nothing was sent")
+
+
+def _is_episode(inference_mode: str) -> bool:
+    return get_mode(inference_mode).multi_turn
+
+
+def open_requests(store: PredictionStore, requests: list[PredictionRequest]) -> list[PredictionRequest]:
+    """The first turns among `requests` whose episode the store has not finished."""
+    single = [r.cache_key for r in requests if not _is_episode(r.inference_mode)]
+    multi = [r.cache_key for r in requests if _is_episode(r.inference_mode)]
+    done = (store.answered_keys(single) if single else set()) | (set(store.episodes(multi)) if multi else set())
+    return [r for r in requests if r.cache_key not in done]
+
+
 def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys: set[str], store_path: str | Path,
-            progress: bool = True) -> pd.DataFrame:
-    """Answer every request whose key is not in `skip_keys`; the store makes reruns and resumes free."""
+            progress: bool = True, benchmark: Optional[BenchmarkLookup] = None) -> pd.DataFrame:
+    """Answer every episode whose first turn's key is not in `skip_keys`; the store makes reruns and
+    resumes free. `benchmark` is what backends reading the benchmark (oracle, header_match) answer from.
+
+    A request needing a capability its backend lacks fails here, before any backend is started.
+    """
     todo = [r for r in requests if r.cache_key not in skip_keys]
+    check_capabilities(todo)
     with PredictionStore(store_path) as store:
         for spec in specs:
-            mine = [r for r in todo if r.model_name == spec.name]
-            if not mine or len(store.answered_keys([r.cache_key for r in mine])) == len({r.cache_key for r in mine}):
+            mine = open_requests(store, [r for r in todo if r.model_name == spec.name])
+            if not mine:
                 continue  # everything cached: the backend (a server, a GPU engine) is never started
-            backend = base.get_backend(spec.backend, spec.backend_config)
+            backend = base.get_backend(spec.backend, spec.backend_config, benchmark)
             try:
-                run_predictions(mine, backend, store, progress=progress)
+                run_episodes(mine, backend, store, progress=progress)
             finally:
                 backend.close()
-        answered = store.get([r.cache_key for r in todo]) if todo else None
-    return _prediction_frame(answered)
+        return final_answers(store, requests_table(todo)) if todo else _prediction_frame(None)
 
 
-def predict_pending(request_keys: Iterable[str], skip_keys: set[str], store_path: str | Path,
-                    make_inputs: Callable[[], tuple[list[ModelSpec], list[PredictionRequest]]],
+def predict_pending(requests: pd.DataFrame, skip_keys: set[str], store_path: str | Path,
+                    make_inputs: Callable[[], tuple[list[ModelSpec], list[PredictionRequest], BenchmarkLookup]],
                     progress: bool = True) -> pd.DataFrame:
-    """`predict` for a build whose requests are known by key (the eval_requests table).
+    """`predict` for a build whose requests are known as rows of eval_requests (`cache_key` and
+    `REQUEST_MODE_COLUMNS`).
 
-    The full requests (`make_inputs()`: specs and requests, prompts rendered) are built only when the
-    store lacks an answer for some key not in `skip_keys`; otherwise the answers come from the store
-    directly, as `predict` would return them, and nothing is rendered or sent.
+    The full requests (`make_inputs()`: specs, requests with prompts rendered, benchmark lookup) are
+    built only when the store lacks a finished episode for some key not in `skip_keys`; otherwise the
+    answers come from the store directly, as `predict` would return them, and nothing is rendered or sent.
     """
-    todo = [k for k in dict.fromkeys(request_keys) if k not in skip_keys]
-    answered = None
-    if todo:
-        with PredictionStore(store_path) as store:
-            if len(store.answered_keys(todo)) < len(todo):
-                specs, requests = make_inputs()
-            else:
-                answered = store.get(todo)
-        if answered is None:
-            return predict(specs, requests, skip_keys, store_path, progress=progress)
-    return _prediction_frame(answered)
+    todo = requests[~requests["cache_key"].isin(skip_keys)].drop_duplicates("cache_key")
+    if len(todo) == 0:
+        return _prediction_frame(None)
+    with PredictionStore(store_path) as store:
+        episode = todo["inference_mode"].map(_is_episode).astype(bool)
+        single, multi = todo.loc[~episode, "cache_key"].tolist(), todo.loc[episode, "cache_key"].tolist()
+        finished = (len(store.answered_keys(single)) if single else 0) + (len(store.episodes(multi)) if multi else 0)
+        if finished == len(todo):
+            return final_answers(store, todo)
+    specs, built, benchmark = make_inputs()
+    return predict(specs, built, skip_keys, store_path, progress=progress, benchmark=benchmark)
+
+
+def final_answers(store: PredictionStore, requests: pd.DataFrame) -> pd.DataFrame:
+    """One row per request of `requests` (eval_requests rows) that the store has a final answer for."""
+    requests = requests.drop_duplicates("cache_key")
+    episode = requests["inference_mode"].map(_is_episode).astype(bool)
+    frames = []
+    single = requests.loc[~episode, "cache_key"].tolist()
+    if single:
+        got = store.get(single)
+        frames.append(got.assign(turn=0, parent_key=None))
+    multi = requests.loc[episode, "cache_key"].tolist()
+    if multi:
+        frames.append(_episode_answers(store, store.episodes(multi)))
+    answered = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
+    if answered is None:
+        return _prediction_frame(None)
+    answered = answered.merge(requests[["cache_key", *REQUEST_MODE_COLUMNS]], on="cache_key", how="left")
+    return _prediction_frame(answered.sort_values("cache_key"))
+
+
+def _episode_answers(store: PredictionStore, episodes: dict[str, dict]) -> pd.DataFrame:
+    if not episodes:
+        return pd.DataFrame()
+    turns = store.get([k for e in episodes.values() for k in e["turn_keys"]])
+    by_key = {row["cache_key"]: row for row in turns.to_dict("records")}
+    rows = []
+    for episode_key, e in episodes.items():
+        keys = e["turn_keys"]
+        row = dict(by_key[keys[-1]])
+        for c in _SUMMED:
+            values = [by_key[k][c] for k in keys if not pd.isna(by_key[k][c])]
+            row[c] = sum(values) if values else None
+        row.update(cache_key=episode_key, turn=len(keys) - 1, parent_key=keys[-2] if len(keys) > 1 else None)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    for c in ("prompt_tokens", "completion_tokens", "attempts"):
+        out[c] = out[c].astype("Int64")
+    return out
 
 
 def _prediction_frame(answered: pd.DataFrame | None) -> pd.DataFrame:
     if answered is None or len(answered) == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
-    return answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
+    out = answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
+    out["turn"] = out["turn"].astype("int64")
+    out["parent_key"] = out["parent_key"].astype(object).where(out["parent_key"].notna(), None)
+    return out
+
+
+def turns_table(requests: pd.DataFrame, store_path: str | Path) -> pd.DataFrame:
+    """One row per turn of the finished multi-turn episodes among `requests` (eval_requests rows):
+    the user message that turn added (NULL for the first turn: its prompt is in eval_prompts) and
+    the model's reply. Single-turn requests have no rows here: their one turn is their prediction."""
+    columns = ["episode_key", "turn", "cache_key", "parent_key", "question_id", "model_name", "inference_mode",
+               "user_message", "response"]
+    requests = requests.drop_duplicates("cache_key")
+    multi = requests.loc[requests["inference_mode"].map(_is_episode).astype(bool), "cache_key"].tolist()
+    if not multi:
+        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "string") for c in columns})
+    with PredictionStore(store_path) as store:
+        episodes = store.episodes(multi)
+    rows = []
+    for episode_key, e in sorted(episodes.items()):
+        transcript, keys = e["transcript"], e["turn_keys"]
+        # The transcript alternates after the first turn's prompt: reply, follow-up, reply, ...
+        replies = [m["content"] for m in transcript if m["role"] == "assistant"][-len(keys):]
+        n_prompt = len(transcript) - (2 * len(keys) - 1)
+        follow_ups = [None] + [transcript[n_prompt + 2 * t - 1]["content"] for t in range(1, len(keys))]
+        for t, key in enumerate(keys):
+            rows.append((episode_key, t, key, keys[t - 1] if t else None, e["question_id"], e["model_name"],
+                         e["inference_mode"], follow_ups[t], replies[t]))
+    out = pd.DataFrame(rows, columns=columns)
+    out["turn"] = out["turn"].astype("int64")
+    for c in ("parent_key", "user_message"):  # None, not NaN, where a first turn has none
+        out[c] = out[c].astype(object).where(out[c].notna(), None)
+    return out
 
 
 ERROR_COLUMNS = ["cache_key", "question_id", "model_name", "error_kind", "attempts"]

@@ -1,14 +1,21 @@
-"""Prediction requests for one model: which questions, which table rendering, which messages."""
+"""Prediction requests for one model: which questions, which table rendering, which mode, which messages.
+
+`build_requests` makes every episode's first turn; `next_turn` the turn that follows a reply in a
+multi-turn mode. Requests carry no benchmark content: what a backend reads from the benchmark
+(`Backend.benchmark_fields`) only enters their cache keys, read through a `BenchmarkLookup`.
+"""
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import replace
+from typing import Optional
 
 import pandas as pd
 
 from .backends.base import PredictionRequest, backend_class, make_cache_key
+from .backends.benchmark import BenchmarkLookup
 from .backends.params import resolve_params
+from .inference_modes import get_mode
 from .model_specs import ModelSpec
-from .prompts import PROMPT_VERSION, build_messages
 
 RENDERING_COLUMN = {"html": "html", "csv": "csv", "markdown": "markdown"}
 
@@ -31,32 +38,54 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
     return q.sort_values(["table_id", "question_id"])
 
 
-def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int) -> list[PredictionRequest]:
+def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
+                   benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
+    """First turns of the model's episodes: per inference mode, table format and chosen question.
+
+    `benchmark` (default: one over `questions` and `tables`) is what the cache keys of backends that
+    read the benchmark are computed from.
+    """
     chosen = select_questions(spec, questions, seed)
     params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
+    reads = backend_class(spec.backend).benchmark_fields
+    if reads and benchmark is None:
+        benchmark = BenchmarkLookup(questions, tables)
     # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
     table_ids = tables["table_id"].tolist()
-    html_of = dict(zip(table_ids, tables["html"].tolist()))
-    rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist(),
-                    chosen["answer_gt"].tolist()))
-    side_fields = backend_class(spec.backend).request_fields
+    rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist()))
+    read_of = {(q, t): benchmark.fields(q, t, reads) for q, t, _ in rows} if reads else {}
     out = []
-    for table_format in spec.formats:
-        column = RENDERING_COLUMN[table_format]
-        text_of = html_of if column == "html" else dict(zip(table_ids, tables[column].tolist()))
-        for question_id, table_id, question, answer_gt in rows:
-            messages = build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
-            side = {"question_id": question_id, "question": question, "table_html": html_of[table_id],
-                    "answer_gt": answer_gt}
-            identity = {"entry": spec.identity, "request": {f: side[f] for f in side_fields}}
-            key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity, PROMPT_VERSION)
-            out.append(PredictionRequest(
-                cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
-                backend=spec.backend, model=spec.model, table_format=table_format, messages=messages, params=params,
-                question=question, table_html=side["table_html"], answer_gt=answer_gt))
+    for mode_name in spec.modes:
+        mode = get_mode(mode_name)
+        for table_format in spec.formats:
+            text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+            for question_id, table_id, question in rows:
+                messages = mode.build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
+                identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
+                key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity,
+                                     mode.prompt_version, kind=mode.kind, inference_mode=mode.name)
+                out.append(PredictionRequest(
+                    cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
+                    backend=spec.backend, model=spec.model, table_format=table_format, messages=messages,
+                    params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
+                    prompt_version=mode.prompt_version))
     return out
 
 
-def requests_frame(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
-    cols = ["cache_key", "question_id", "table_id", "model_name", "backend", "model", "table_format"]
-    return pd.DataFrame([[getattr(r, c) for c in cols] for r in requests], columns=cols)
+def next_turn(request: PredictionRequest, reply: str, user_message: str) -> PredictionRequest:
+    """The turn after `request` was answered `reply`: its messages plus that reply and `user_message`.
+
+    Its key covers the whole conversation so far and chains to the previous turn's key (which covers
+    the entry and what the backend read from the benchmark).
+    """
+    messages = tuple(request.messages) + ({"role": "assistant", "content": reply},
+                                          {"role": "user", "content": user_message})
+    key = make_cache_key(request.model_name, request.backend, request.model, request.params, messages, None,
+                         request.prompt_version, kind=request.kind, inference_mode=request.inference_mode,
+                         parent_key=request.cache_key)
+    return replace(request, cache_key=key, messages=messages, turn=request.turn + 1, parent_key=request.cache_key)
+
+
+# The request fields eval_requests shows (predict.requests_table adds the prompt id and params).
+REQUEST_COLUMNS = ["cache_key", "question_id", "table_id", "model_name", "backend", "model", "table_format",
+                   "inference_mode", "kind", "turn", "parent_key", "prompt_version"]

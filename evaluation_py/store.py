@@ -1,6 +1,6 @@
 """Durable predictions cache: a SQLite file (WAL) keyed by `cache_key`.
 
-Two tables:
+Three tables:
 
 - `predictions`: answered requests only (`response` not NULL, `error_kind` NULL), one row per key.
 - `errors`: the last failure of requests that are not answered yet (`error_kind`, `attempts` of the
@@ -8,6 +8,11 @@ Two tables:
   measured the prompt, as for `context_length`). A failed request is therefore never an
   answer: `answered_keys()` leaves it out and the next run sends it again. When it is answered later
   its error row is deleted.
+- `episodes`: finished multi-turn episodes (inference modes with more than one turn), keyed by the
+  episode's first-turn key: the cache key of every turn in order (`turn_keys_json`; each turn's
+  answer is a row of `predictions` under its own key, so a run killed mid-episode resumes at the
+  turn that has none) and the whole transcript (`transcript_json`: the last turn's messages and its
+  reply). A single-turn request has no episode row: its answer is its episode.
 
 `put_many` writes one transaction (synchronous=FULL: committed means on disk). Several processes may
 read while one writes (WAL); writers wait up to `busy_timeout_s` for each other.
@@ -60,6 +65,16 @@ CREATE TABLE IF NOT EXISTS errors (
     total_attempts INTEGER NOT NULL,
     updated_at REAL NOT NULL,
     prompt_tokens INTEGER
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    episode_key TEXT PRIMARY KEY,
+    question_id TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    inference_mode TEXT NOT NULL,
+    n_turns INTEGER NOT NULL,
+    turn_keys_json TEXT NOT NULL,
+    transcript_json TEXT NOT NULL,
+    updated_at REAL NOT NULL
 );
 """
 _IN_CHUNK = 500  # keys per `IN (...)` query, under SQLite's variable limit
@@ -156,7 +171,32 @@ class PredictionStore:
             raise
         return len(answers), len(errors)
 
+    @_named
+    def put_episode(self, episode_key: str, question_id: str, model_name: str, inference_mode: str,
+                    turn_keys: list[str], transcript: Iterable[dict]) -> None:
+        """Record a finished episode (its turns' answers are already stored under their own keys)."""
+        self._con.execute(
+            "INSERT OR REPLACE INTO episodes (episode_key, question_id, model_name, inference_mode, n_turns,"
+            " turn_keys_json, transcript_json, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (episode_key, question_id, model_name, inference_mode, len(turn_keys), json.dumps(list(turn_keys)),
+             json.dumps(list(transcript), ensure_ascii=False), time.time()))
+
     # ------------------------------------------------------------------ reading
+    @_named
+    def episodes(self, keys: Iterable[str]) -> dict[str, dict]:
+        """Finished episodes among `keys` whose every turn still has an answer passing its checksum:
+        episode_key -> {question_id, model_name, inference_mode, turn_keys, transcript}."""
+        rows = []
+        for chunk in _chunks(list(dict.fromkeys(keys)), _IN_CHUNK):
+            rows += self._con.execute(
+                "SELECT episode_key, question_id, model_name, inference_mode, turn_keys_json, transcript_json"
+                f" FROM episodes WHERE episode_key IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        episodes = {r[0]: {"question_id": r[1], "model_name": r[2], "inference_mode": r[3],
+                           "turn_keys": json.loads(r[4]), "transcript": json.loads(r[5])} for r in rows}
+        answered = self.answered_keys([k for e in episodes.values() for k in e["turn_keys"]]) if episodes else set()
+        # An episode one of whose answers was dropped is not finished: the next run asks that turn again.
+        return {k: e for k, e in episodes.items() if all(t in answered for t in e["turn_keys"])}
+
     @_named
     def answered_keys(self, keys: Optional[Iterable[str]] = None) -> set[str]:
         """Keys that have an answer passing its checksum (all of them, or those among `keys`)."""

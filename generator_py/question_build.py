@@ -17,15 +17,18 @@ from typing import Optional, Sequence
 import pandas as pd
 import pyarrow as pa
 
-from .questions import METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, Measure, generate_questions, load_domain_nl
+from .questions import (FAMILIES, METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, FamilyRegistry, Measure,
+                        generate_questions, load_domain_nl)
 from .questions.spec import VALUE, Rows
 from .relational import RelationalTable, ShownAggregate, TableAttribute
 from .templates import load_templates
 from .vocabulary import load_domains
 
 # columns of int_question_instances, in order
-COLUMNS = (("question_id", "table_id", "template_id", "phrasing", "question", "sql", "sql_literals", "spec_json",
-            "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id") + QUESTION_PROPERTY_COLUMNS)
+COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
+            "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
+           + QUESTION_PROPERTY_COLUMNS)
+_N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
            "agg_name", "shown_aggregates")
@@ -131,14 +134,14 @@ _SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
 _ANSWER_JSON = json.JSONEncoder(default=str).encode
 
 
-def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure) -> list[tuple]:
+def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families) -> list[tuple]:
     out = []
-    for q in generate_questions(table, nl, seed, rows=getattr(table, "plain_rows", None), variety=variety,
+    for q in generate_questions(table, nl, seed, families, rows=getattr(table, "plain_rows", None), variety=variety,
                                 measure=measure):
         md, pr = q.metadata, q.properties
-        out.append((q.question_id, q.table_id, q.template_id, q.phrasing, q.question, q.sql, q.sql_literals,
-                    _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
-                   + tuple(md[c] for c in COLUMNS[9:9 + len(METADATA_COLUMNS) - 1])
+        out.append((q.question_id, q.table_id, q.template_id, q.family, q.family_variant, q.phrasing, q.question,
+                    q.sql, q.sql_literals, _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
+                   + tuple(md[c] for c in COLUMNS[_N_FIXED:_N_FIXED + len(METADATA_COLUMNS) - 1])
                    + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS))
     return out
 
@@ -164,22 +167,24 @@ def _young_gc():
 _WORKER: dict = {}
 
 
-def _init_worker(nls: dict, seed: int, variety: str, measures: dict) -> None:
+def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families) -> None:
     gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
     _WORKER["nls"] = nls
     _WORKER["measures"] = measures
     _WORKER["seed"] = seed
     _WORKER["variety"] = variety
+    _WORKER["families"] = families
 
 
 def _work(chunk: list[tuple]) -> list[tuple]:
     nls, seed, variety, measures = _WORKER["nls"], _WORKER["seed"], _WORKER["variety"], _WORKER["measures"]
+    families = _WORKER["families"]
     out: list[tuple] = []
     with _young_gc() as collect:
         for c in chunk:
             t = _uncompact(c)
             key = (t.domain, t.template_name)
-            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure())))
+            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
             collect()
     return out
 
@@ -206,20 +211,22 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
                  attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
-                 variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None) -> pa.Table:
+                 variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
+                 families: Optional[FamilyRegistry] = None) -> pa.Table:
     """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
 
     `measures`: per (domain, template_name), see template_measures; a template without one admits every
-    aggregate."""
+    aggregate. `families`: the question families of the build (default: every registered one)."""
     measures = measures or {}
-    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k)
+    families = FAMILIES if families is None else families
+    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families)
            for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
     workers = workers or min(2, os.cpu_count() or 1)
     if workers > 1 and len(tables) > 200:
         # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
         chunks = _chunks(tables, workers * 4)
         jobs = [[_compact(tables[i]) for i in c] for c in chunks]
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures)) as pool:
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures, families)) as pool:
             parts = list(pool.map(_work, jobs))
         rows = [r for part in parts for r in part]
     else:
@@ -227,7 +234,7 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         with _young_gc() as collect:
             for t in tables:
                 key = (t.domain, t.template_name)
-                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure())))
+                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
                 collect()
     rows.sort(key=lambda r: r[0])
     return _to_arrow(rows)

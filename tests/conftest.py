@@ -16,6 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from support import question_fixtures, toy_tables as toy_table_data
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_ENV = "HCTQA_REFERENCE_DIR"
 REFERENCE_SAMPLES = ("hctqa-real-sample", "hctqa-synthetic-sample")
@@ -99,3 +101,54 @@ def ci_db(ci_build):
     con = duckdb.connect(str(ci_build / "hctqa.duckdb"), read_only=True)
     yield con
     con.close()
+
+
+# ------------------------------------------------------------------ question-generation test data
+
+
+@pytest.fixture(scope="session")
+def seed_frames() -> dict:
+    """The vocabulary and NL seed CSVs as frames of text (tests/support/toy_tables.py)."""
+    return toy_table_data.load_seed_frames()
+
+
+@pytest.fixture(scope="session")
+def toy_tables(seed_frames):
+    """Relational tables sampled from the seeds: `toy_tables.table(domain, index, seed=...)`."""
+    return toy_table_data.ToyTables(seed_frames)
+
+
+@pytest.fixture(scope="session")
+def toy_attrs():
+    """domain_attributes rows of the hand-built `toy` domain."""
+    return question_fixtures.ATTRS
+
+
+@pytest.fixture(scope="session")
+def toy_nl_texts() -> dict:
+    """NL template texts of the toy domain per template_id."""
+    return question_fixtures.TEMPLATES
+
+
+@pytest.fixture(scope="session")
+def toy_nl_frames():
+    """(nl_templates, nl_table_meanings) frames of the toy domain."""
+    return question_fixtures.toy_nl_frames()
+
+
+@pytest.fixture(scope="session")
+def toy_nl():
+    """The DomainNL of the toy domain."""
+    return question_fixtures.toy_nl()
+
+
+@pytest.fixture(scope="session")
+def unbalanced_table():
+    """Rows Country > City (Iceland without cities) and Event, columns Year."""
+    return question_fixtures.unbalanced_table()
+
+
+@pytest.fixture(scope="session")
+def reference_tables(synthetic_sample_dir) -> list:
+    """Three tables of the release's synthetic sample and the toy unbalanced one."""
+    return question_fixtures.tables(synthetic_sample_dir)

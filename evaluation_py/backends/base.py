@@ -7,10 +7,21 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from .benchmark import BenchmarkLookup
+
+REQUEST_KINDS = ("generate", "choose")
+# What a backend may declare it can serve; a request needing one its backend lacks fails before any call.
+CAPABILITIES = frozenset({"logprobs", "images", "multi_turn"})
+
 
 @dataclass(frozen=True)
 class PredictionRequest:
-    """One prompt to answer. `cache_key` covers everything that changes the answer, nothing else."""
+    """One turn to answer. `cache_key` covers everything that changes the answer, nothing else.
+
+    It carries what is sent (messages, params) and where it stands in its episode, never benchmark
+    content: a backend that reads the ground truth or the table (oracle, header_match) gets it from
+    the `BenchmarkLookup` it is built with.
+    """
 
     cache_key: str
     question_id: str
@@ -21,10 +32,11 @@ class PredictionRequest:
     table_format: str
     messages: tuple[dict, ...]
     params: dict = field(default_factory=dict)
-    # Side information some non-LLM backends read; never part of the cache key.
-    question: str = ""
-    table_html: str = ""
-    answer_gt: str = ""
+    kind: str = "generate"  # "choose": pick one of given choices (a backend without logprobs answers in text)
+    inference_mode: str = "direct"  # evaluation_py.inference_modes
+    turn: int = 0  # 0 for the first turn of an episode
+    parent_key: Optional[str] = None  # the previous turn's cache_key; None on a first turn
+    prompt_version: str = ""  # the version of the mode's prompt wording
 
 
 @dataclass
@@ -42,12 +54,15 @@ class Prediction:
 
 
 def make_cache_key(model_name: str, backend: str, model: str, params: dict, messages: Iterable[dict],
-                   identity: Optional[dict] = None, prompt_version: str = "") -> str:
+                   identity: Optional[dict] = None, prompt_version: str = "", *, kind: str = "generate",
+                   inference_mode: str = "direct", parent_key: Optional[str] = None) -> str:
     """sha256 of everything that decides an answer.
 
     `identity` holds the entry fields beyond model id and params that change answers
-    (`Backend.answer_identity`: a replay file's content hash, a vLLM dtype, ...) and the request's
-    side information the backend reads (`Backend.request_fields`).
+    (`Backend.answer_identity`: a replay file's content hash, a vLLM dtype, ...) and what the backend
+    reads from the benchmark for this request (`Backend.benchmark_fields`). The kind, mode and parent
+    enter only when not the defaults, so keys of single-turn `direct` requests stay as they were; a
+    later turn's messages hold the whole conversation so far, and its parent key chains it to its turn.
     """
     payload = {
         "model_name": model_name,
@@ -60,6 +75,12 @@ def make_cache_key(model_name: str, backend: str, model: str, params: dict, mess
     }
     if identity is not None:  # left out otherwise, so keys of backends without one stay as they were
         payload["identity"] = identity
+    if kind != "generate":
+        payload["kind"] = kind
+    if inference_mode != "direct":
+        payload["inference_mode"] = inference_mode
+    if parent_key is not None:
+        payload["parent_key"] = parent_key
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -73,18 +94,24 @@ class Backend(ABC):
     - `entry_keys`: entry keys read beyond the common ones (`model_specs.COMMON_KEYS`);
     - `answer_keys`: those among them that change what is asked or answered (default: all of them,
       the safe side: a key wrongly listed only costs re-asking);
-    - `request_fields`: `PredictionRequest` side fields read besides the messages (`answer_gt`, ...).
+    - `benchmark_fields`: what it reads per request from the benchmark besides the messages
+      (`BenchmarkLookup.FIELDS`: `answer_gt`, `question`, `table_html`, `question_id`); a backend
+      naming any but the request's own `question_id` is constructed with the lookup (`get_backend(..., benchmark=)`) and what it reads
+      enters each request's cache key;
+    - `capabilities`: what it can serve beyond one text turn (`CAPABILITIES`).
     """
 
     name: str = ""
     entry_keys: frozenset[str] = frozenset()
     answer_keys: Optional[frozenset[str]] = None  # None: every entry key
-    request_fields: tuple[str, ...] = ()
+    benchmark_fields: tuple[str, ...] = ()
+    capabilities: frozenset[str] = frozenset()
     default_model: Optional[str] = None  # the model when an entry names none (None: it must name one)
     default_system_role: bool = True  # `system_role` when an entry does not set it
 
-    def __init__(self, config: dict[str, Any]):
+    def __init__(self, config: dict[str, Any], benchmark: Optional[BenchmarkLookup] = None):
         self.config = config
+        self.benchmark = benchmark
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:
@@ -126,5 +153,14 @@ def backend_class(name: str) -> type[Backend]:
     return _REGISTRY[name]
 
 
-def get_backend(name: str, config: dict[str, Any]) -> Backend:
-    return backend_class(name)(config)
+def get_backend(name: str, config: dict[str, Any], benchmark: Optional[BenchmarkLookup] = None) -> Backend:
+    """A backend for an entry's config; one reading the benchmark (`benchmark_fields`) needs `benchmark`."""
+    cls = backend_class(name)
+    reads = [f for f in cls.benchmark_fields if f != "question_id"]  # the id is the request's own
+    if not reads:
+        return cls(config)
+    if benchmark is None:
+        raise ValueError(f"backend {name!r} reads {', '.join(reads)} from the benchmark: "
+                         "construct it with benchmark=BenchmarkLookup(questions, tables)")
+    return cls(config, benchmark)
+

@@ -1,7 +1,7 @@
 """The `header_match` backend: the non-LLM header-matching baseline (no model, no server).
 
-It reads `request.table_html` and `request.question` (side information of the request) and
-ignores the messages. A request without table HTML is answered `no answer`; an exception while
+It reads the question text and the table's HTML from the benchmark (`BenchmarkLookup`, by the
+request's question_id and table_id) and ignores the messages. A table without HTML is answered `no answer`; an exception while
 answering becomes a prediction with `response=None` and `error_kind="baseline_error"`.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from evaluation_py.baselines.header_match import NO_ANSWER, answer_question
 
 @register("header_match")
 class HeaderMatchBackend(Backend):
-    request_fields = ("question", "table_html")  # read instead of the messages
+    benchmark_fields = ("question", "table_html")  # read instead of the messages
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for request in requests:
@@ -23,8 +23,9 @@ class HeaderMatchBackend(Backend):
             response = None
             error_kind = None
             try:
-                if request.table_html:
-                    response = answer_question(request.table_html, request.question)
+                html = self.benchmark.table_html(request.table_id)
+                if html:
+                    response = answer_question(html, self.benchmark.question(request.question_id))
                 else:
                     response = NO_ANSWER
             except Exception:  # a floor baseline must never stop a run

@@ -122,6 +122,7 @@ class LlamaCppBackend(Backend):
     entry_keys = (frozenset({"n_ctx", "n_threads", "chat_format", "startup_timeout_s", "server_log"})
                   | (frozenset(_CLIENT_KEYS) - {"params"}))
     default_model = PACKAGED_MODEL
+    capabilities = frozenset({"logprobs", "multi_turn"})  # those of the openai client it sends through
     default_system_role = False
 
     @classmethod

@@ -162,6 +162,7 @@ class OpenAIBackend(Backend):
                            | {k for k, _, _ in _NUMERIC_KEYS})
     # Where and how requests travel does not change answers; `seed` only draws the backoff jitter.
     answer_keys = frozenset({"revision"})
+    capabilities = frozenset({"logprobs", "multi_turn"})  # chat messages of any length; first-token logprobs
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:

@@ -2,14 +2,14 @@
 
 The gt string `{a | 1} || {b | 2.5}` becomes `a || 1 || b || 2.5`: braces removed and the ` | `
 between values of a row turned into ` || `, so scoring the oracle gives exactly 1.0 in both modes. A
-gt without braces (a bare value) is returned as it is. Config: none.
+gt without braces (a bare value) is returned as it is. Config: none. The gt comes from the benchmark
+(`BenchmarkLookup`), never from the request.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from .base import Backend, Prediction, PredictionRequest, register
-
 
 
 def gt_to_answer(answer_gt: str) -> str:
@@ -22,9 +22,10 @@ def gt_to_answer(answer_gt: str) -> str:
 
 @register("oracle")
 class OracleBackend(Backend):
-    request_fields = ("answer_gt",)  # a corrected ground truth is a new answer
+    benchmark_fields = ("answer_gt",)  # a corrected ground truth is a new answer
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for r in requests:
+            answer = gt_to_answer(self.benchmark.answer_gt(r.question_id))
             on_result(Prediction(cache_key=r.cache_key, question_id=r.question_id, model_name=r.model_name,
-                                 response=gt_to_answer(r.answer_gt), error_kind=None, attempts=1, latency_s=0.0))
+                                 response=answer, error_kind=None, attempts=1, latency_s=0.0))

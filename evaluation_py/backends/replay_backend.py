@@ -135,7 +135,7 @@ def check_against_benchmark(responses: ResponsesFile, questions: Any, model_name
 class ReplayBackend(Backend):
     entry_keys = frozenset({"path"})
     answer_keys = frozenset()  # the file's content, not its path, decides the answers
-    request_fields = ("question_id",)  # answers are looked up by id, not by prompt
+    benchmark_fields = ("question_id",)  # answers are looked up by id, not by prompt
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:

@@ -60,6 +60,7 @@ class VLLMBackend(Backend):
                             "seed", "dtype", "trust_remote_code", "revision"})
     # Memory and scheduling settings do not change answers; these do (numerics, sampling, weights).
     answer_keys = frozenset({"max_model_len", "seed", "dtype", "trust_remote_code", "revision"})
+    capabilities = frozenset({"logprobs", "multi_turn"})
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)

@@ -1,14 +1,17 @@
-"""Question generation (SQL templates 1-15 of the HCT-QA paper) and NL rendering."""
+"""Question generation (question families: the SQL templates 1-15 of the HCT-QA paper) and NL rendering."""
 from .diversity import question_diversity
-from .generate import METADATA_COLUMNS, TEMPLATE_IDS, generate_questions, stable_seed
-from .nl import DomainNL, load_domain_nl, parse_template, render_question
+from .domain_nl import DomainNL, load_domain_nl
+from .families import FAMILIES, METADATA_COLUMNS, FamilyRegistry, QuestionFamily, question_id
+from .generate import generate_questions
 from .properties import QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS, release_name_to_column
+from .rendering import render_question
 from .spec import evaluate_spec, spec_to_ast
+from .template_syntax import NLRequirements, parse_template
 from .types import Measure, NLTemplateError, QuestionInstance
 
 __all__ = [
-    "DomainNL", "METADATA_COLUMNS", "Measure", "NLTemplateError", "QUESTION_PROPERTIES", "QUESTION_PROPERTY_COLUMNS",
-    "QuestionInstance", "TEMPLATE_IDS", "evaluate_spec", "generate_questions", "load_domain_nl",
-    "parse_template", "question_diversity", "release_name_to_column", "render_question", "spec_to_ast",
-    "stable_seed",
+    "DomainNL", "FAMILIES", "FamilyRegistry", "METADATA_COLUMNS", "Measure", "NLRequirements", "NLTemplateError",
+    "QUESTION_PROPERTIES", "QUESTION_PROPERTY_COLUMNS", "QuestionFamily", "QuestionInstance", "evaluate_spec",
+    "generate_questions", "load_domain_nl", "parse_template", "question_diversity", "question_id",
+    "release_name_to_column", "render_question", "spec_to_ast",
 ]

@@ -55,8 +55,10 @@ _COLUMN = dict(zip(QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS))
 assert len(QUESTION_PROPERTY_COLUMNS) == 36
 
 
-def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) -> dict[str, Any]:
-    """The 36 properties (column names) of one question; `n_retained`: rows kept by its WHERE clause."""
+def question_properties(spec: dict, md: dict, model, n_retained: int) -> dict[str, Any]:
+    """The 36 properties (column names) of one question from its spec and metadata (md: its family's
+    `metadata`, `aggregate_in_table` true for an aggregate shown in the HCT); `n_retained`: rows kept by
+    its WHERE clause."""
     filters = list(spec["filters"])
     vcs = [spec.get("value_condition")]
     sj = spec.get("semi_join")
@@ -76,6 +78,7 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
     rank = md["ordering"] != "none"
     has_agg = bool(aggs)
     grouping = md["grouping"]
+    in_table = md["aggregate_in_table"]
     # values in QUESTION_PROPERTIES order
     values = (
         n_cond > 0,  # Row Filter
@@ -91,8 +94,8 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
         plain,  # Project On Plain
         has_agg,  # Project On Expression
         max((depth[a] for a in proj_attrs), default=None),  # Max Depth Of Involved Columns
-        has_agg and tid == 5,  # Expression In Table Present
-        has_agg and tid != 5,  # Expression In Table Not Present
+        has_agg and in_table,  # Expression In Table Present
+        has_agg and not in_table,  # Expression In Table Not Present
         len(select),  # Num Of Output Columns
         False, False, False,  # Yes/No, Scope Single, Scope Multiple
         has_agg,  # Aggregation
@@ -101,8 +104,8 @@ def question_properties(tid: int, spec: dict, md: dict, model, n_retained: int) 
         "min" in aggs, "max" in aggs, False, "sum" in aggs, "avg" in aggs,  # Type Min/Max/Count/Sum/Avg
         grouping == "local",  # Grouping Local
         grouping == "global",  # Grouping Global
-        has_agg and tid == 5,  # Aggregation In Table Present
-        has_agg and tid != 5,  # Aggregation In Table Not Present
+        has_agg and in_table,  # Aggregation In Table Present
+        has_agg and not in_table,  # Aggregation In Table Not Present
         len(aggs) or None,  # Num Of Aggregations
         rank, rank, False,  # Rank, Rank On Plain, Rank On Expression
         md["top_k"],  # Report Top

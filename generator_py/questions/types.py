@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 
 @dataclass(frozen=True)
@@ -23,9 +23,9 @@ class NLTemplateError(ValueError):
 
 @dataclass(frozen=True)
 class QuestionInstance:
-    question_id: str  # f"{table_id}--q{template_id:02d}"
+    question_id: str  # families.question_id: f"{table_id}--{family}" (variant 0), f"{table_id}--{family}-{variant}"
     table_id: str
-    template_id: int  # 1..15 (Table III of the paper)
+    template_id: Optional[int]  # 1..15 for the families of Table III of the paper, None for other families
     phrasing: int  # index of the NL phrasing used (the `phrasing` column of seeds/nl_templates.csv)
     sql: str  # DuckDB SQL over the canonical relation `T`
     question: str  # natural-language question
@@ -36,3 +36,9 @@ class QuestionInstance:
     # every literal of the SQL's WHERE clause (sub-query included) and its LIMIT, read from the sqlglot AST,
     # canonical text (strings as they are, numbers through format_number, negatives signed); all are in `question`
     sql_literals: list[str] = field(default_factory=list)
+    family: str = ""  # id of the question family that drew it (families.FAMILIES)
+    family_variant: int = 0  # its number among the questions of that family on this table (0 = first)
+    kind: str = "sql"  # how the answer is defined: "sql" = the spec's query evaluated on the tables
+    tables: tuple[str, ...] = ()  # the tables the question reads (one today: (table_id,))
+    choices: Optional[tuple[str, ...]] = None  # the options of a two-option item, None for open questions
+    label: Optional[str] = None  # the right option among `choices`

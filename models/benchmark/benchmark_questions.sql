@@ -25,9 +25,10 @@ answer_text as (
 
 synthetic as (
     select
-        i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.phrasing, i.question, i.sql,
+        i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
+        i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
-        i.* exclude (question_id, table_id, template_id, phrasing, question, sql, spec_json, py_answer_json),
+        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json),
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)

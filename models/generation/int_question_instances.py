@@ -1,4 +1,4 @@
-"""Question instances: the 15 SQL templates drawn on every table, their SQL text and NL question."""
+"""Question instances: every registered question family drawn on every table, its SQL text and NL question."""
 from generator_py.dbt_inputs import seed_var, variety_var
 from generator_py.question_build import generate_all, relational_tables, template_measures
 

@@ -122,6 +122,13 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
 
     models = {m for (m,) in query(project, "select distinct model_name from eval_summary")}
     assert models == {"oracle", "header_match"}
+    # Default entries run the one-turn `direct` mode: every request is its episode's first and final turn.
+    from evaluation_py.prompts import PROMPT_VERSION
+    per_request = ("direct", "generate", 0, None, PROMPT_VERSION)
+    for mart in ("eval_requests", "eval_predictions"):
+        assert query(project, f"select distinct inference_mode, kind, turn, parent_key, prompt_version from {mart}") == [
+            per_request], mart
+    assert query(project, "select count(*) from eval_turns")[0][0] == 0
     oracle = query(project, """
         select level, mode, precision, recall, f1, cc from eval_summary where model_name = 'oracle'""")
     assert {(lvl, mode) for lvl, mode, *_ in oracle} == {
@@ -157,7 +164,8 @@ def test_openai_backend_faults_concurrency_cache_and_retry_of_failures(benchmark
     by_key = dict(zip(keys, requests))
     k429, k500, kdrop, kfail = keys[3], keys[11], keys[19], keys[27]
     script = {k429: ["429"], k500: ["500", "500"], kdrop: ["drop"], kfail: ["500"] * 50}
-    answers = {k: gt_to_answer(r.answer_gt) for k, r in by_key.items()}
+    gt_of = dict(query(project, "select question_id, answer_gt from benchmark_questions"))
+    answers = {k: gt_to_answer(gt_of[r.question_id]) for k, r in by_key.items()}
 
     with FakeOpenAIServer(script=script, responses=answers, retry_after="1") as srv:
         entry["base_url"] = srv.base_url

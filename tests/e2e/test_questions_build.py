@@ -18,6 +18,17 @@ def test_every_template_and_about_fifteen_questions_per_table(ci_db):
     assert 13.5 <= per_table[0] <= 15 and per_table[1] >= 12 and per_table[2] <= 15
 
 
+def test_question_ids_carry_family_and_variant(ci_db):
+    rows = ci_db.execute("""
+        select question_id, table_id, template_id, family, family_variant from benchmark_questions
+        where source = 'synthetic'""").fetchall()
+    assert rows
+    for qid, table_id, template_id, family, variant in rows:
+        # the 15 Table III families, one question each per table: today's ids, variant 0
+        assert (family, variant) == (f"q{template_id:02d}", 0), qid
+        assert qid == f"{table_id}--{family}", qid
+
+
 def test_sqlite_agrees_with_duckdb_on_every_question(ci_db):
     n_questions = ci_db.execute("select count(*) from benchmark_questions where source = 'synthetic'").fetchone()[0]
     checked, agreed = ci_db.execute("select count(*), count(*) filter (where agrees) from intermediate.int_answer_cross_check").fetchone()

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from evaluation_py.analysis.breakdowns import answer_verbosity
-from evaluation_py.backends import get_backend
+from evaluation_py.backends import BenchmarkLookup, get_backend
 from evaluation_py.predict import n_values_expected, n_values_given, scores_table
 from evaluation_py.testing.requests import make_requests
 
@@ -34,10 +34,11 @@ def test_counts_are_distinct_normalised_values_on_both_sides():
 
 
 def _oracle_scores() -> pd.DataFrame:
-    reqs = [replace(r, answer_gt=gt, question_id=f"q{i}") for i, (r, gt) in
-            enumerate(zip(make_requests(len(GTS), backend="oracle", model_name="oracle"), GTS))]
+    reqs = [replace(r, question_id=f"q{i}") for i, r in
+            enumerate(make_requests(len(GTS), backend="oracle", model_name="oracle"))]
+    gts = pd.DataFrame({"question_id": [r.question_id for r in reqs], "answer_gt": GTS})
     answered = []
-    get_backend("oracle", {}).run(reqs, answered.append)
+    get_backend("oracle", {}, BenchmarkLookup(gts)).run(reqs, answered.append)
     keys = ("cache_key", "question_id", "table_id", "model_name", "backend", "model", "table_format")
     requests = pd.DataFrame([{k: getattr(r, k) for k in keys} for r in reqs])
     predictions = pd.DataFrame([{"cache_key": p.cache_key, "response": p.response} for p in answered])

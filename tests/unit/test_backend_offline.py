@@ -6,9 +6,11 @@ import json
 import sys
 import types
 
+import pandas as pd
 import pytest
 
 import evaluation_py.backends as backends
+from evaluation_py.backends import BenchmarkLookup
 from evaluation_py.backends import get_backend
 from evaluation_py.backends.oracle_backend import gt_to_answer
 from evaluation_py.testing.requests import make_requests
@@ -75,18 +77,30 @@ def test_oracle_answer_format():
 
 
 def test_oracle_backend_scores_one():
-    from dataclasses import replace
-
     from evaluation_py import scoring
-    reqs = [replace(r, answer_gt=gt) for r, gt in zip(make_requests(len(GTS), backend="oracle"), GTS)]
-    got = {p.cache_key: p for p in run(get_backend("oracle", {}), reqs)}
+    reqs = make_requests(len(GTS), backend="oracle")
+    gt_of = {r.question_id: gt for r, gt in zip(reqs, GTS)}
+    benchmark = BenchmarkLookup(pd.DataFrame({"question_id": list(gt_of), "answer_gt": list(gt_of.values())}))
+    got = {p.cache_key: p for p in run(get_backend("oracle", {}, benchmark), reqs)}
     for r in reqs:
         p = got[r.cache_key]
         assert p.error_kind is None
         for mode in scoring.MODES:
-            s = scoring.score_one(p.response, r.answer_gt, mode)
+            s = scoring.score_one(p.response, gt_of[r.question_id], mode)
             assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), (
-                mode, r.answer_gt)
+                mode, gt_of[r.question_id])
+
+
+def test_oracle_needs_the_benchmark_and_requests_carry_none_of_it():
+    from dataclasses import fields
+
+    from evaluation_py.backends.base import PredictionRequest
+    with pytest.raises(ValueError, match="'oracle' reads answer_gt from the benchmark"):
+        get_backend("oracle", {})
+    assert not {"answer_gt", "table_html", "question"} & {f.name for f in fields(PredictionRequest)}
+    lookup = BenchmarkLookup(pd.DataFrame({"question_id": ["q1"], "answer_gt": ["{3}"]}))
+    with pytest.raises(KeyError, match="question 'q9' has no answer_gt"):
+        lookup.answer_gt("q9")
 
 
 # ------------------------------------------------------------------ vllm

@@ -2,13 +2,12 @@ import pandas as pd
 
 from generator_py.cross_check import compare_answers, sqlite_answers
 from generator_py.questions import generate_questions
-from test_questions_fixtures import tables, toy_nl
 
 
-def test_sqlite_agrees_with_generated_answers(synthetic_sample_dir):
-    nl = toy_nl()
+def test_sqlite_agrees_with_generated_answers(reference_tables, toy_nl):
+    nl = toy_nl
     tabs, qs = {}, []
-    for t in tables(synthetic_sample_dir):
+    for t in reference_tables:
         tabs[t.table_id] = t.frame
         qs += generate_questions(t, nl, 5)
     triples = [(q.question_id, q.table_id, q.sql) for q in qs]

@@ -1,9 +1,11 @@
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from evaluation_py.backends.base import PredictionRequest, get_backend
+from evaluation_py.backends.benchmark import BenchmarkLookup
 from evaluation_py.baselines.header_match import answer_question, format_number
 from html_fixtures import NESTED
 
@@ -77,12 +79,17 @@ def test_format_number():
 
 
 def test_backend(synthetic_sample_dir):
-    backend = get_backend("header_match", {})
     html, questions = _load(synthetic_sample_dir, "Number_of_accidents_set2_3")
-    base = dict(table_id="t", model_name="hm", backend="header_match", model="", table_format="html", messages=())
+    # The backend reads question and table from the benchmark; t2 has no HTML there.
+    benchmark = BenchmarkLookup(
+        pd.DataFrame({"question_id": ["q1", "q2"], "table_id": ["t", "t2"],
+                      "question": [questions["template 1"]["nlq"], "anything"]}),
+        pd.DataFrame({"table_id": ["t"], "html": [html]}))
+    backend = get_backend("header_match", {}, benchmark)
+    base = dict(model_name="hm", backend="header_match", model="", table_format="html", messages=())
     requests = [
-        PredictionRequest(cache_key="k1", question_id="q1", question=questions["template 1"]["nlq"], table_html=html, **base),
-        PredictionRequest(cache_key="k2", question_id="q2", question="anything", table_html="", **base),
+        PredictionRequest(cache_key="k1", question_id="q1", table_id="t", **base),
+        PredictionRequest(cache_key="k2", question_id="q2", table_id="t2", **base),
     ]
     got = []
     backend.run(requests, got.append)

@@ -2,12 +2,7 @@ import pandas as pd
 import pytest
 
 from generator_py.questions import NLTemplateError, load_domain_nl, parse_template, render_question, spec_to_ast
-from generator_py.questions.nl import and_list, or_list
-from generator_py.questions.toy_tables import load_seed_frames
-from test_questions_fixtures import ATTRS, toy_nl
-
-NL = toy_nl()
-NAMES = set(ATTRS["attribute_name"])
+from generator_py.questions.rendering import and_list, or_list
 
 
 def spec(filters, select=None, **kw):
@@ -17,8 +12,13 @@ def spec(filters, select=None, **kw):
     return s
 
 
-def render(text, sp, tid=1):
-    return render_question(parse_template(text, NAMES, tid, 1), spec_to_ast(sp), NL)
+@pytest.fixture
+def render(toy_nl, toy_attrs):
+    names = set(toy_attrs["attribute_name"])
+
+    def render(text, sp, tid=1):
+        return render_question(parse_template(text, names, tid, 1), spec_to_ast(sp), toy_nl)
+    return render
 
 
 def test_lists():
@@ -27,7 +27,7 @@ def test_lists():
     assert and_list(["A", "B"]) == "A and B"
 
 
-def test_links_and_nesting():
+def test_links_and_nesting(render):
     t = "What is the number of_$Event_accidents in__$City__$Country in__$Quarter==of==$Year ?"
     assert render(t, spec([("City", ["Toronto"]), ("Year", ["2020"])])) == \
         "What is the number of Toronto accidents in 2020?".replace("of Toronto accidents ", "in Toronto ") or True
@@ -37,19 +37,19 @@ def test_links_and_nesting():
     assert out == "What is the number of Fire or Traffic accidents in Canada in Q1?"
 
 
-def test_simplify_nested_shows_most_specific():
+def test_simplify_nested_shows_most_specific(render):
     t = "What is the number in__$City__$Country ?"
     assert render(t, spec([("Country", ["Canada"]), ("City", ["Toronto"])])) == "What is the number in Toronto?"
 
 
-def test_keep_word_and_plural():
+def test_keep_word_and_plural(render):
     t = "What is/are the number/numbers of_((accidents)) of__$Severity__$Event__accidents ?"
     assert render(t, spec([])) == "What is the number of accidents?"
     assert render(t, spec([("Event", ["Fire"])])) == "What is the number of Fire accidents?"
     assert render(t, spec([("Event", ["Fire", "Traffic"])])) == "What are the numbers of Fire or Traffic accidents?"
 
 
-def test_reserved_words():
+def test_reserved_words(render):
     sel = [{"kind": "attribute", "name": "Event"}, {"kind": "aggregate", "function": "min"},
            {"kind": "aggregate", "function": "max"}]
     sp = spec([("Gender", ["Male", "Female"])], sel, group_by=["Event"],
@@ -69,22 +69,23 @@ def test_reserved_words():
         "What is the Event for which the number for Male is lower than 51.75?"
 
 
-def test_missing_placeholder_for_condition_raises():
+def test_missing_placeholder_for_condition_raises(render):
     with pytest.raises(NLTemplateError, match="Severity"):
         render("What is the number of_$Event ?", spec([("Severity", ["Fatal"])]))
 
 
-def _load(rows):
-    df = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
-    meanings = pd.DataFrame([("toy", "*", "number", "Please, report the corresponding $REPORTATTR .")],
-                            columns=["domain", "template_name", "value_meaning", "report_sentence"])
-    return load_domain_nl(df, meanings, ATTRS, "toy", "x")
-
-
-def _full(override):
-    from test_questions_fixtures import TEMPLATES
-    rows = [("toy", "*", tid, p + 1, text) for tid, texts in sorted(TEMPLATES.items()) for p, text in enumerate(texts)]
-    return [override.get((r[2], r[3]), r) for r in rows]
+@pytest.fixture
+def load_with(toy_attrs, toy_nl_texts):
+    """load_domain_nl of the toy domain's templates with some rows replaced ((template_id, phrasing) -> row)."""
+    def load_with(override):
+        rows = [("toy", "*", tid, p + 1, text) for tid, texts in sorted(toy_nl_texts.items())
+                for p, text in enumerate(texts)]
+        rows = [override.get((r[2], r[3]), r) for r in rows]
+        df = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
+        meanings = pd.DataFrame([("toy", "*", "number", "Please, report the corresponding $REPORTATTR .")],
+                                columns=["domain", "template_name", "value_meaning", "report_sentence"])
+        return load_domain_nl(df, meanings, toy_attrs, "toy", "x")
+    return load_with
 
 
 @pytest.mark.parametrize("text,problem", [
@@ -93,25 +94,31 @@ def _full(override):
     ("What is the number of_$Event ?", "needs $EXPR"),
     ("$Event is what ?", "must not start"),
 ])
-def test_validation_errors(text, problem):
+def test_validation_errors(load_with, text, problem):
     with pytest.raises(NLTemplateError) as e:
-        _load(_full({(4, 1): ("toy", "*", 4, 1, text)}))
+        load_with({(4, 1): ("toy", "*", 4, 1, text)})
     msg = str(e.value)
     assert "seeds/nl_templates.csv" in msg and problem in msg and "template_id=4" in msg and "phrasing=1" in msg
     assert "line" in msg
 
 
-def test_required_reserved_per_template():
+def test_required_reserved_per_template(load_with):
     for tid, text in [(8, "What is the $EXPR number ?"), (12, "What are the numbers ?"),
                       (13, "What are the numbers ?"), (14, "Which $OPPATTR ?")]:
         with pytest.raises(NLTemplateError, match=f"template {tid} needs"):
-            _load(_full({(tid, 1): ("toy", "*", tid, 1, text)}))
+            load_with({(tid, 1): ("toy", "*", tid, 1, text)})
     with pytest.raises(NLTemplateError, match="not allowed in template 1"):
-        _load(_full({(1, 1): ("toy", "*", 1, 1, "What are the top_$TOPK numbers ?")}))
+        load_with({(1, 1): ("toy", "*", 1, 1, "What are the top_$TOPK numbers ?")})
 
 
-def test_seed_templates_complete():
-    fr = load_seed_frames()
+def test_nl_rows_must_belong_to_a_family_of_the_build(load_with):
+    with pytest.raises(NLTemplateError, match=r"template_id 16 is the NL of no question family of the build") as e:
+        load_with({(1, 1): ("toy", "*", 16, 1, "What is the number of_$Event ?")})
+    assert "seeds/nl_templates.csv" in str(e.value) and "phrasing=1" in str(e.value)
+
+
+def test_seed_templates_complete(seed_frames):
+    fr = seed_frames
     nt = fr["nl_templates"]
     for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
         nl = load_domain_nl(nt, fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
@@ -120,3 +127,37 @@ def test_seed_templates_complete():
     words = " ".join(nt["text"]).lower()
     for w in ("highest", "lowest", "most", "least", "largest", "smallest"):
         assert w in words
+
+
+def test_requirements_are_checked_only_when_given(toy_attrs):
+    from generator_py.questions import NLRequirements
+
+    names = set(toy_attrs["attribute_name"])
+    text = "What are the top_$TOPK numbers ?"
+    assert parse_template(text, names, 1, 1).reserved == {"TOPK"}  # syntax only
+    with pytest.raises(NLTemplateError, match=r"\$TOPK is not allowed in template 1"):
+        parse_template(text, names, 1, 1, requirements=NLRequirements(1))
+    req = NLRequirements(12, (("TOPK",),), frozenset({"TOPK"}))
+    assert parse_template(text, names, 12, 1, requirements=req).reserved == {"TOPK"}
+
+
+def test_render_plans_are_kept_by_their_domain_nl(toy_nl_frames, toy_attrs):
+    a = load_domain_nl(*toy_nl_frames, toy_attrs, "toy", "ref")
+    b = load_domain_nl(*toy_nl_frames, toy_attrs, "toy", "ref")
+    tpl = a.phrasings(1)[0]
+    sp = spec([("Event", ["Fire"]), ("Year", ["2020"])])
+    first = render_question(tpl, spec_to_ast(sp), a)
+    assert first == render_question(tpl, spec_to_ast(sp), a)
+    assert list(a.render_plans) == [(1, tpl.phrasing, tpl.text)]
+    assert b.render_plans == {}  # no cache shared between objects (nor keyed by id())
+    assert render_question(tpl, spec_to_ast(sp), b) == first and len(b.render_plans) == 1
+    assert a == b  # the cache takes no part in comparing two DomainNL
+
+
+def test_question_rng_is_the_sha256_of_seed_and_table_id():
+    import hashlib
+
+    from generator_py.rng import stable_int
+
+    expected = int.from_bytes(hashlib.sha256(b"42|syn--x--y--v0001--r1").digest()[:8], "big")
+    assert stable_int(42, "syn--x--y--v0001--r1") == expected

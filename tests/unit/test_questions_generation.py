@@ -8,32 +8,25 @@ from generator_py.formatting import format_gt, format_value
 from generator_py.ground_truth import execute
 from generator_py.questions import (METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, generate_questions,
                                     load_domain_nl)
-from generator_py.questions.toy_tables import load_seed_frames, toy_table
-from test_questions_fixtures import tables, toy_nl, unbalanced_table
-
-NL = toy_nl()
-
-
-def _all(sample):
-    out = []
-    for t in tables(sample):
-        out.append((t, generate_questions(t, NL, 3)))
-    return out
 
 
 @pytest.fixture(scope="module")
-def generated(synthetic_sample_dir):
-    return _all(synthetic_sample_dir)
+def generated(reference_tables, toy_nl):
+    return [(t, generate_questions(t, toy_nl, 3)) for t in reference_tables]
+
+
+def _seed_nl(fr, dom, tn):
+    return load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
 
 
 @pytest.fixture(scope="module")
-def seed_generated():
-    fr = load_seed_frames()
+def seed_generated(seed_frames, toy_tables):
+    fr = seed_frames
     out = []
-    for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
-        nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+    for dom, tn in toy_tables.domains():
+        nl = _seed_nl(fr, dom, tn)
         for i in range(4):
-            t = toy_table(fr, dom, i, seed=11)
+            t = toy_tables.table(dom, i, seed=11)
             out.append((t, generate_questions(t, nl, 5)))
     return out
 
@@ -62,6 +55,8 @@ def test_ids_texts_and_shapes(generated):
         assert len({q.question for q in qs}) == len(qs)
         for q in qs:
             assert q.question_id == f"{t.table_id}--q{q.template_id:02d}"
+            assert (q.family, q.family_variant, q.kind, q.tables) == (f"q{q.template_id:02d}", 0, "sql", (t.table_id,))
+            assert q.choices is None and q.label is None
             assert set(q.metadata) == set(METADATA_COLUMNS)
             assert tuple(q.properties) == QUESTION_PROPERTY_COLUMNS
             json.dumps(q.spec)
@@ -70,12 +65,12 @@ def test_ids_texts_and_shapes(generated):
             assert q.answer_rows
 
 
-def test_deterministic():
-    t = unbalanced_table()
-    a = generate_questions(t, NL, 42)
-    b = generate_questions(t, NL, 42)
+def test_deterministic(unbalanced_table, toy_nl):
+    t = unbalanced_table
+    a = generate_questions(t, toy_nl, 42)
+    b = generate_questions(t, toy_nl, 42)
     assert [(q.sql, q.question, q.phrasing) for q in a] == [(q.sql, q.question, q.phrasing) for q in b]
-    c = generate_questions(t, NL, 43)
+    c = generate_questions(t, toy_nl, 43)
     assert [q.sql for q in a] != [q.sql for q in c]
 
 
@@ -137,10 +132,10 @@ def test_template_semantics(generated):
         assert by[1].properties["row_filter_condition_type_lookup"] and by[1].properties["returned_columns_project_on_plain"]
 
 
-def test_unbalanced_conditions_only_on_existing_levels():
-    t = unbalanced_table()
+def test_unbalanced_conditions_only_on_existing_levels(unbalanced_table, toy_nl):
+    t = unbalanced_table
     for seed in range(15):
-        for q in generate_questions(t, NL, seed):
+        for q in generate_questions(t, toy_nl, seed):
             for f in q.spec["filters"]:
                 assert None not in f["values"]
             assert format_gt(q.answer_rows)
@@ -165,13 +160,12 @@ def test_paper_variety_follows_table_iii(seed_generated):
     assert seen == {4, 7, 8, 9}
 
 
-def test_extended_variety_keeps_the_wider_choices():
-    fr = load_seed_frames()
+def test_extended_variety_keeps_the_wider_choices(seed_frames, toy_tables):
     counts, sql9 = set(), set()
-    for dom, tn in fr["table_templates"][["domain", "template_name"]].itertuples(index=False):
-        nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+    for dom, tn in toy_tables.domains():
+        nl = _seed_nl(seed_frames, dom, tn)
         for i in range(4):
-            for q in generate_questions(toy_table(fr, dom, i, seed=11), nl, 5, variety="extended"):
+            for q in generate_questions(toy_tables.table(dom, i, seed=11), nl, 5, variety="extended"):
                 if q.template_id in (4, 7, 8):
                     counts.add(len(_aggregates(q)))
                 if q.template_id == 9:
@@ -180,9 +174,8 @@ def test_extended_variety_keeps_the_wider_choices():
     assert len(sql9) > 1
 
 
-def test_unknown_variety_is_an_error_naming_the_var():
-    fr = load_seed_frames()
-    dom, tn = fr["table_templates"][["domain", "template_name"]].iloc[0]
-    nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], dom, tn)
+def test_unknown_variety_is_an_error_naming_the_var(seed_frames, toy_tables):
+    dom, tn = toy_tables.domains()[0]
+    nl = _seed_nl(seed_frames, dom, tn)
     with pytest.raises(ValueError, match="var question_variety must be one of paper, extended, got 'wide'"):
-        generate_questions(toy_table(fr, dom, 0, seed=11), nl, 3, variety="wide")
+        generate_questions(toy_tables.table(dom, 0, seed=11), nl, 3, variety="wide")

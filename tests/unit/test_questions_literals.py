@@ -4,11 +4,7 @@ from sqlglot import exp
 from generator_py.formatting import format_number
 from generator_py.question_build import COLUMNS, PlainRelationalTable, _compact, _uncompact, generate_all
 from generator_py.questions import generate_questions, parse_template, render_question, spec_to_ast
-from generator_py.questions.nl import query_facts, sql_literals
-from test_questions_fixtures import ATTRS, tables, toy_nl
-
-NL = toy_nl()
-NAMES = set(ATTRS["attribute_name"])
+from generator_py.questions.query_facts import query_facts, sql_literals
 
 
 def _spec(filters, **kw):
@@ -19,11 +15,12 @@ def _spec(filters, **kw):
     return s
 
 
-def test_negative_threshold_is_rendered_with_its_sign():
+def test_negative_threshold_is_rendered_with_its_sign(toy_nl, toy_attrs):
     sp = _spec([("Year", ["2020"])], value_condition={"op": "<", "threshold": -5.5})
     ast = spec_to_ast(sp)
-    tpl = parse_template("What is/are the $OPPATTR for which the number in_$Year is $OPANDVAL ?", NAMES, 14, 1)
-    text = render_question(tpl, ast, NL)
+    tpl = parse_template("What is/are the $OPPATTR for which the number in_$Year is $OPANDVAL ?",
+                         set(toy_attrs["attribute_name"]), 14, 1)
+    text = render_question(tpl, ast, toy_nl)
     assert "lower than -5.5" in text
     assert sql_literals(ast) == ["2020", "-5.5"]
     for lit in sql_literals(ast):
@@ -54,38 +51,32 @@ def _parsed_literals(sql):
     return out
 
 
-def test_generated_questions_carry_their_literals(synthetic_sample_dir):
-    for t in tables(synthetic_sample_dir):
-        for q in generate_questions(t, NL, 7):
+def test_generated_questions_carry_their_literals(reference_tables, toy_nl):
+    for t in reference_tables:
+        for q in generate_questions(t, toy_nl, 7):
             assert q.sql_literals, q.sql
             assert sorted(q.sql_literals) == sorted(_parsed_literals(q.sql)), (q.sql, q.sql_literals)
             for lit in q.sql_literals:
                 assert lit in q.question, (lit, q.question)
 
 
-def test_plain_tables_and_generate_all_rows(synthetic_sample_dir):
-    ts = tables(synthetic_sample_dir)
+def test_plain_tables_and_generate_all_rows(reference_tables, toy_nl):
+    ts = reference_tables
     plain = [_uncompact(_compact(t)) for t in ts]
     assert all(isinstance(p, PlainRelationalTable) for p in plain)
     assert list(plain[0].frame.columns) == list(ts[0].frame.columns)
     for t, p in zip(ts, plain):
-        a = [(q.sql, q.question, q.sql_literals) for q in generate_questions(t, NL, 3)]
-        b = [(q.sql, q.question, q.sql_literals) for q in generate_questions(p, NL, 3)]
+        a = [(q.sql, q.question, q.sql_literals) for q in generate_questions(t, toy_nl, 3)]
+        b = [(q.sql, q.question, q.sql_literals) for q in generate_questions(p, toy_nl, 3)]
         assert a == b
 
 
-def test_generate_all_same_rows_for_any_worker_count(synthetic_sample_dir):
-    import pandas as pd
-    from test_questions_fixtures import TEMPLATES
-
-    rows = [("toy", "*", tid, p + 1, text) for tid, texts in TEMPLATES.items() for p, text in enumerate(texts)]
-    nl = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
-    meanings = pd.DataFrame([("toy", "*", "number of accidents", "Please, report the corresponding $REPORTATTR .")],
-                            columns=["domain", "template_name", "value_meaning", "report_sentence"])
-    base = [_compact(t) for t in tables(synthetic_sample_dir)]
+def test_generate_all_same_rows_for_any_worker_count(reference_tables, toy_nl_frames, toy_attrs):
+    nl, meanings = toy_nl_frames
+    base = [_compact(t) for t in reference_tables]
     many = [_uncompact((f"{c[0]}--x{i:03d}",) + c[1:]) for i in range(55) for c in base]  # > 200: the pool path
-    one = generate_all(many, nl, meanings, ATTRS, 5, workers=1)
-    two = generate_all(many, nl, meanings, ATTRS, 5, workers=2)
+    one = generate_all(many, nl, meanings, toy_attrs, 5, workers=1)
+    two = generate_all(many, nl, meanings, toy_attrs, 5, workers=2)
     assert one.column_names == list(COLUMNS)
     assert one.equals(two)
     assert one.num_rows > 200 * 13

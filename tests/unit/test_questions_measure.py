@@ -2,35 +2,39 @@
 of a non-additive attribute, and the SQL15 wording when a group qualifies through one member."""
 from __future__ import annotations
 
+import pytest
+
 from generator_py.questions import Measure, generate_questions, load_domain_nl
-from generator_py.questions.toy_tables import load_seed_frames, toy_table
-
-FRAMES = load_seed_frames()
 
 
-def _questions(domain: str, measure: Measure, n: int = 30):
-    tn = FRAMES["table_templates"].set_index("domain").loc[domain, "template_name"]
-    nl = load_domain_nl(FRAMES["nl_templates"], FRAMES["nl_table_meanings"], FRAMES["domain_attributes"], domain, tn)
-    for i in range(n):
-        t = toy_table(FRAMES, domain, i, seed=3)
-        yield t, generate_questions(t, nl, 7, measure=measure)
+@pytest.fixture
+def questions(seed_frames, toy_tables):
+    """questions(domain, measure, n): (table, its questions) for n toy tables of the domain."""
+    def questions(domain: str, measure: Measure, n: int = 30):
+        fr = seed_frames
+        tn = fr["table_templates"].set_index("domain").loc[domain, "template_name"]
+        nl = load_domain_nl(fr["nl_templates"], fr["nl_table_meanings"], fr["domain_attributes"], domain, tn)
+        for i in range(n):
+            t = toy_tables.table(domain, i, seed=3)
+            yield t, generate_questions(t, nl, 7, measure=measure)
+    return questions
 
 
-def test_only_admitted_aggregations():
+def test_only_admitted_aggregations(questions):
     drawn = set()
-    for t, qs in _questions("weather", Measure(("avg", "min", "max"))):
+    for t, qs in questions("weather", Measure(("avg", "min", "max"))):
         for q in qs:
             if q.template_id != 5:
                 drawn |= set(q.metadata["aggregations"])
     assert drawn == {"avg", "min", "max"}
-    everything = {f for _, qs in _questions("weather", Measure()) for q in qs for f in q.metadata["aggregations"]}
+    everything = {f for _, qs in questions("weather", Measure()) for q in qs for f in q.metadata["aggregations"]}
     assert "sum" in everything  # without the measure the same tables do get sums
 
 
-def test_no_sum_or_average_across_a_non_additive_attribute():
+def test_no_sum_or_average_across_a_non_additive_attribute(questions):
     measure = Measure(non_additive=frozenset({"Trade_Direction"}))
     checked = 0
-    for t, qs in _questions("food_import_export", measure):
+    for t, qs in questions("food_import_export", measure):
         if "Trade_Direction" not in {a.name for a in t.attributes}:
             continue
         for q in qs:
@@ -42,7 +46,7 @@ def test_no_sum_or_average_across_a_non_additive_attribute():
     assert checked > 5
 
 
-def test_answers_have_one_width():
-    for _, qs in _questions("accidents", Measure(), n=20):
+def test_answers_have_one_width(questions):
+    for _, qs in questions("accidents", Measure(), n=20):
         for q in qs:
             assert all(v is not None for row in q.answer_rows for v in row), q.question

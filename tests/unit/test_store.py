@@ -127,3 +127,21 @@ def test_store_without_checksums_is_upgraded_and_its_answers_asked_again(tmp_pat
         assert st.answered_keys() == set()
         st.put_many([P("a")])
         assert st.answered_keys() == {"a"}
+
+
+def test_episode_is_finished_only_while_every_turn_keeps_its_answer(tmp_path):
+    path = tmp_path / "s.sqlite"
+    transcript = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a0"},
+                  {"role": "user", "content": "sure?"}, {"role": "assistant", "content": "a1"}]
+    with PredictionStore(path) as st:
+        st.put_many([P("t0", "a0"), P("t1", "a1")])
+        st.put_episode("t0", "qt0", "m", "toy", ["t0", "t1"], transcript)
+        assert st.episodes(["t0", "zzz"]) == {"t0": {"question_id": "qt0", "model_name": "m", "inference_mode": "toy",
+                                                     "turn_keys": ["t0", "t1"], "transcript": transcript}}
+    con = sqlite3.connect(path)
+    con.execute("UPDATE predictions SET response = 'edited' WHERE cache_key = 't1'")
+    con.commit()
+    con.close()
+    with PredictionStore(path) as st:
+        assert st.episodes(["t0"]) == {}  # its last turn's answer fails its checksum: asked again
+        assert st.answered_keys() == {"t0"}

@@ -1,4 +1,5 @@
-"""Hand-built relational tables and NL templates for the question-generation tests."""
+"""Test data: hand-built relational tables and NL templates for the question-generation tests (served to
+tests by the conftest fixtures toy_attrs, toy_nl_texts, toy_nl, toy_nl_frames, unbalanced_table, reference_tables)."""
 from __future__ import annotations
 
 import itertools
@@ -45,11 +46,17 @@ TEMPLATES[10] = TEMPLATES[8]
 TEMPLATES[11] = TEMPLATES[8]
 
 
-def toy_nl():
+def toy_nl_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The toy domain's nl_templates and nl_table_meanings seed frames."""
     rows = [("toy", "*", tid, p + 1, text) for tid, texts in TEMPLATES.items() for p, text in enumerate(texts)]
     df = pd.DataFrame(rows, columns=["domain", "template_name", "template_id", "phrasing", "text"])
     meanings = pd.DataFrame([("toy", "*", "number of accidents", "Please, report the corresponding $REPORTATTR .")],
                             columns=["domain", "template_name", "value_meaning", "report_sentence"])
+    return df, meanings
+
+
+def toy_nl():
+    df, meanings = toy_nl_frames()
     return load_domain_nl(df, meanings, ATTRS, "toy", "ref")
 
 

@@ -1,6 +1,9 @@
-"""Relational tables sampled straight from the vocabulary seeds, for tests and benchmarks of question
-generation (the real tables come from the table generator; this is a small stand-in with the same shape:
-cross product of row and column header paths, NULL-padded unbalanced hierarchies, unique values)."""
+"""Test data: relational tables sampled straight from the vocabulary seeds, for tests and benchmarks of
+question generation (the real tables come from the table generator; this is a small stand-in with the same
+shape: cross product of row and column header paths, NULL-padded unbalanced hierarchies, unique values).
+
+Tests get it through the conftest fixtures `seed_frames` and `toy_tables`; bench/bench_questions.py
+imports it directly."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..relational import RelationalTable, ShownAggregate, TableAttribute
+from generator_py.relational import RelationalTable, ShownAggregate, TableAttribute
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -19,23 +22,16 @@ def load_seed_frames(seeds: Path = SEEDS) -> dict[str, pd.DataFrame]:
     return {n: pd.read_csv(seeds / f"{n}.csv", dtype=str, keep_default_na=False) for n in names}
 
 
-_INDEX: dict[int, tuple] = {}
-
-
-def _index(frames: dict) -> dict:
-    """(domain, code, level, parent or None) -> labels in position order; computed once per frames dict."""
-    hit = _INDEX.get(id(frames))
-    if hit is None or hit[0] is not frames:
-        idx: dict[tuple, list] = {}
-        v = frames["domain_values"].copy()
-        v["_pos"] = v["position"].astype(int)
-        for r in v.sort_values("_pos").itertuples(index=False):
-            lvl = int(r.level)
-            parent = r.parent_label or None if lvl > 1 else None
-            idx.setdefault((r.domain, r.code, lvl, parent), []).append(r.label)
-        hit = (frames, idx)
-        _INDEX[id(frames)] = hit
-    return hit[1]
+def _label_index(frames: dict) -> dict:
+    """(domain, code, level, parent or None) -> labels in position order."""
+    idx: dict[tuple, list] = {}
+    v = frames["domain_values"].copy()
+    v["_pos"] = v["position"].astype(int)
+    for r in v.sort_values("_pos").itertuples(index=False):
+        lvl = int(r.level)
+        parent = r.parent_label or None if lvl > 1 else None
+        idx.setdefault((r.domain, r.code, lvl, parent), []).append(r.label)
+    return idx
 
 
 def _code_paths(index, domain, code, rng, levels):
@@ -64,7 +60,22 @@ def _code_paths(index, domain, code, rng, levels):
     return paths
 
 
-def toy_table(frames: dict, domain: str, index: int, seed: int = 0, max_codes: int = 2) -> RelationalTable:
+class ToyTables:
+    """Toy tables of the seed frames (`frames`, load_seed_frames); the label index is built once."""
+
+    def __init__(self, frames: dict):
+        self.frames = frames
+        self._index = _label_index(frames)
+
+    def domains(self) -> list[tuple[str, str]]:
+        """(domain, template_name) of every table template."""
+        return list(self.frames["table_templates"][["domain", "template_name"]].itertuples(index=False, name=None))
+
+    def table(self, domain: str, index: int, seed: int = 0, max_codes: int = 2) -> RelationalTable:
+        return _toy_table(self.frames, self._index, domain, index, seed, max_codes)
+
+
+def _toy_table(frames: dict, label_index: dict, domain: str, index: int, seed: int, max_codes: int) -> RelationalTable:
     rng = random.Random(f"{seed}|{domain}|{index}")
     attrs_df = frames["domain_attributes"]
     tpl = frames["table_templates"][frames["table_templates"]["domain"] == domain].iloc[0]
@@ -82,7 +93,7 @@ def toy_table(frames: dict, domain: str, index: int, seed: int = 0, max_codes: i
             for _, r in a.iterrows():
                 attributes.append(TableAttribute(r["attribute_name"], code, int(r["level"]), axis, depth))
                 depth += 1
-            per_code.append(_code_paths(_index(frames), domain, code, rng, levels))
+            per_code.append(_code_paths(label_index, domain, code, rng, levels))
         axis_paths[axis] = [sum(combo, ()) for combo in itertools.product(*per_code)]
     integer = rng.random() < 0.7
     n = len(axis_paths["row"]) * len(axis_paths["col"])

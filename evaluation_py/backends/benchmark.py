@@ -1,0 +1,58 @@
+"""What backends that answer without a model (oracle, header_match, replay) read from the benchmark.
+
+Requests carry no benchmark content (no ground truth, no table beside the prompt); such a backend is
+built with a `BenchmarkLookup` over benchmark_questions / benchmark_tables instead, and what it reads
+for a request (`fields`) also enters that request's cache key, so a corrected gt or table is a new
+answer.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import pandas as pd
+
+
+class BenchmarkLookup:
+    """question_id -> question text and gt (and its table); table_id -> the table's HTML."""
+
+    FIELDS = ("question_id", "question", "answer_gt", "table_html")
+
+    def __init__(self, questions: pd.DataFrame, tables: pd.DataFrame | None = None):
+        ids = questions["question_id"].astype(str).tolist()
+        self._question = dict(zip(ids, questions["question"].tolist())) if "question" in questions else {}
+        self._gt = dict(zip(ids, questions["answer_gt"].tolist())) if "answer_gt" in questions else {}
+        self._table_of = dict(zip(ids, questions["table_id"].tolist())) if "table_id" in questions else {}
+        self._html: dict[str, str] = {}
+        if tables is not None and "html" in tables:
+            self._html = dict(zip(tables["table_id"].tolist(), tables["html"].tolist()))
+
+    def _question_row(self, question_id: str, into: dict, what: str):
+        if question_id not in into:
+            raise KeyError(f"benchmark lookup: question {question_id!r} has no {what} (not in benchmark_questions)")
+        return into[question_id]
+
+    def question(self, question_id: str) -> str:
+        return self._question_row(question_id, self._question, "question text")
+
+    def answer_gt(self, question_id: str) -> str:
+        return self._question_row(question_id, self._gt, "answer_gt")
+
+    def table_html(self, table_id: str) -> str:
+        """The table's HTML, "" for a table the benchmark does not have (a question without its table)."""
+        return self._html.get(table_id, "")
+
+    def fields(self, question_id: str, table_id: str, names: Iterable[str]) -> dict:
+        """The named fields of one request, as a backend reads them (for its cache key)."""
+        out = {}
+        for name in names:
+            if name == "question_id":
+                out[name] = question_id
+            elif name == "question":
+                out[name] = self.question(question_id)
+            elif name == "answer_gt":
+                out[name] = self.answer_gt(question_id)
+            elif name == "table_html":
+                out[name] = self.table_html(table_id)
+            else:
+                raise ValueError(f"benchmark lookup: unknown field {name!r}; known: {', '.join(self.FIELDS)}")
+        return out

@@ -1,0 +1,88 @@
+"""Inference modes: how a model is asked (prompt, version, turns) and how its answer is read back.
+
+A mode is one `InferenceMode` registered under its name (`register_mode`); an `eval_models` entry
+lists the modes it runs (`modes: [direct, ...]`, default `[direct]`). A mode supplies
+
+- `build_messages(table_text, table_format, question, system_role)`: the first turn's chat messages,
+  and `prompt_version`, the version of that wording (recorded per request and part of its cache key);
+- `extraction`: the name of the answer-extraction filter scoring applies to its final answer;
+- `kind`: the request kind, `generate` (free text) or `choose` (one of given choices);
+- `max_turns` and, when above 1, `next_message(transcript)`: the next user message given the
+  conversation so far (ending with the model's last reply), or None to end the episode there.
+  A multi-turn mode needs a backend with the `multi_turn` capability; `needs` adds others (`images`).
+
+Only `direct` (the zero-shot prompt of `prompts.py`, one turn) is registered here; other modes are
+one module that calls `register_mode`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from .backends.base import CAPABILITIES, REQUEST_KINDS
+from .prompts import PROMPT_VERSION, build_messages
+
+MessagesBuilder = Callable[..., tuple[dict, ...]]
+NextMessage = Callable[[tuple[dict, ...]], Optional[str]]
+
+
+@dataclass(frozen=True)
+class InferenceMode:
+    name: str
+    prompt_version: str
+    build_messages: MessagesBuilder
+    extraction: str
+    kind: str = "generate"
+    max_turns: int = 1
+    next_message: Optional[NextMessage] = None
+    needs: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def multi_turn(self) -> bool:
+        return self.max_turns > 1
+
+    def required_capabilities(self) -> frozenset[str]:
+        """What a backend must declare to serve this mode's requests."""
+        return frozenset(self.needs) | ({"multi_turn"} if self.multi_turn else set())
+
+
+_MODES: dict[str, InferenceMode] = {}
+
+
+def register_mode(mode: InferenceMode) -> InferenceMode:
+    """Add (or replace) a mode under its name, after checking it is complete."""
+    where = f"inference mode {mode.name!r}"
+    if not isinstance(mode.name, str) or not mode.name:
+        raise ValueError(f"inference mode name must be a non-empty string, got {mode.name!r}")
+    if not mode.prompt_version:
+        raise ValueError(f"{where}: prompt_version is empty (it names the wording in every cache key)")
+    if not callable(mode.build_messages):
+        raise ValueError(f"{where}: build_messages must be callable")
+    if not mode.extraction:
+        raise ValueError(f"{where}: extraction (the answer-extraction filter's name) is empty")
+    if mode.kind not in REQUEST_KINDS:
+        raise ValueError(f"{where}: kind {mode.kind!r} must be one of {', '.join(REQUEST_KINDS)}")
+    if not isinstance(mode.max_turns, int) or isinstance(mode.max_turns, bool) or mode.max_turns < 1:
+        raise ValueError(f"{where}: max_turns {mode.max_turns!r} must be a positive integer")
+    if mode.multi_turn and not callable(mode.next_message):
+        raise ValueError(f"{where}: max_turns {mode.max_turns} needs next_message (how a turn follows the last)")
+    unknown = set(mode.needs) - CAPABILITIES
+    if unknown:
+        raise ValueError(f"{where}: unknown capabilities {sorted(unknown)}; known: {', '.join(sorted(CAPABILITIES))}")
+    _MODES[mode.name] = mode
+    return mode
+
+
+def mode_names() -> list[str]:
+    return sorted(_MODES)
+
+
+def get_mode(name: str) -> InferenceMode:
+    if name not in _MODES:
+        raise ValueError(f"unknown inference mode {name!r}; known modes: {', '.join(mode_names())}")
+    return _MODES[name]
+
+
+DIRECT = register_mode(InferenceMode(
+    name="direct", prompt_version=PROMPT_VERSION, build_messages=build_messages, extraction="direct",
+))

@@ -1,0 +1,99 @@
+"""One domain's NL, read and validated from the seeds: the phrasings of every question family of the build
+(seeds/nl_templates.csv), the value meaning and report sentences (seeds/nl_table_meanings.csv), how
+attributes are said (seeds/domain_attributes.csv)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from .template_syntax import MEANINGS_FILE, SEED_FILE, seed_row_error, parse_template
+from .types import NLTemplateError
+
+
+def display_name(attr: str) -> str:
+    return attr.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class DomainNL:
+    domain: str
+    template_name: str
+    value_meaning: str
+    report: tuple  # ParsedTemplate per wording of the report sentence
+    templates: dict  # NL template_id -> tuple[ParsedTemplate, ...] (ordered by phrasing)
+    attribute_codes: dict  # attribute name -> (code, level)
+    spoken: dict = field(default_factory=dict)  # attribute name -> how a person says it (domain_attributes)
+    # render plans of its templates, filled by rendering.py on first use: (template_id, phrasing, text) -> plan
+    render_plans: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def say(self, attr: str) -> str:
+        return self.spoken.get(attr) or display_name(attr)
+
+    def phrasings(self, template_id: int) -> tuple:
+        return self.templates.get(template_id, ())
+
+
+def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, template_name: str,
+                   families: Optional[Iterable] = None) -> DomainNL:
+    """Build the NL templates of one domain/template_name from the seed frames (validated).
+
+    `families`: the question families of the build (default: every registered family); each needs
+    phrasings under its NL template_id, checked against its NL requirements, and a row of another
+    template_id is an error. Rows whose template_name is '*' apply to every template_name of the domain
+    that has no own rows.
+    """
+    if families is None:
+        from .families import FAMILIES
+
+        families = FAMILIES
+    requirements = {}
+    for f in families:
+        requirements.setdefault(f.nl.template_id, f.nl)
+    attrs = attributes_df[attributes_df["domain"] == domain]
+    codes = {}
+    spoken = {}
+    for r in attrs.itertuples(index=False):
+        codes[str(r.attribute_name)] = (str(r.code), int(r.level))
+        said = getattr(r, "spoken_name", None)
+        if isinstance(said, str) and said.strip():
+            spoken[str(r.attribute_name)] = said.strip()
+    names = set(codes)
+
+    def rows_for(df):
+        d = df[df["domain"] == domain]
+        own = d[d["template_name"] == template_name]
+        return own if len(own) else d[d["template_name"] == "*"]
+
+    trows = rows_for(nl_templates_df)
+    if not len(trows):
+        raise NLTemplateError(f"{SEED_FILE}: no templates for domain={domain!r}, template_name={template_name!r}")
+    parsed: dict[int, list] = {}
+    for idx, r in trows.iterrows():
+        row = {"domain": domain, "template_name": r["template_name"], "template_id": int(r["template_id"]),
+               "phrasing": int(r["phrasing"]), "line": (int(idx) + 2) if isinstance(idx, (int,)) else None}
+        tid = int(r["template_id"])
+        if tid not in requirements:
+            raise seed_row_error(f"template_id {tid} is the NL of no question family of the build "
+                       f"(known: {', '.join(map(str, sorted(requirements)))})", row)
+        text = str(r["text"])
+        if not text.strip():
+            raise seed_row_error("empty template text", row)
+        parsed.setdefault(tid, []).append(parse_template(text, names, tid, int(r["phrasing"]), row,
+                                                         requirements=requirements[tid]))
+    missing = [t for t in sorted(requirements) if t not in parsed]
+    if missing:
+        raise NLTemplateError(f"{SEED_FILE}: domain={domain!r}, template_name={template_name!r}: "
+                              f"no template for template_id {missing}")
+    mrows = rows_for(meanings_df)
+    if len(mrows) != 1:
+        raise NLTemplateError(f"{MEANINGS_FILE}: expected one row for domain={domain!r}, "
+                              f"template_name={template_name!r}, found {len(mrows)}")
+    m = mrows.iloc[0]
+    mrow = {"domain": domain, "template_name": m["template_name"], "template_id": "report", "phrasing": 0}
+    # several wordings, `;`-separated: questions of one table do not all end in the same sentence
+    report = tuple(parse_template(text.strip(), names, 0, k + 1, mrow, MEANINGS_FILE)
+                   for k, text in enumerate(str(m["report_sentence"]).split(";")) if text.strip())
+    if not report or any("REPORTATTR" not in r.reserved for r in report):
+        raise seed_row_error("every report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
+    return DomainNL(domain, template_name, str(m["value_meaning"]), report,
+                    {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes, spoken)

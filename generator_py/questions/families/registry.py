@@ -1,0 +1,152 @@
+"""Question families and their registry.
+
+A question family is one kind of question (the 15 SQL templates of the paper's Table III are 15
+families): it draws a query spec on a table, says which drawn instances are valid, describes them
+(metadata, release properties) and names the NL phrasings it needs. Generation walks the registered
+families in registration order, so a new family is one module with a QuestionFamily subclass plus one
+`register` call, and the families registered before it keep their random draws.
+
+Question ids: `{table_id}--{family_id}` for a family's first question on a table (variant 0), then
+`{table_id}--{family_id}-{variant}` for variants 1, 2, ... (a family with `variants` > 1 asks several
+questions per table). Family ids are lower-case words (`q01`, `row_count`), never holding '-'.
+"""
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Iterable, Iterator, Optional
+
+from ..properties import question_properties
+from ..template_syntax import RESERVED, NLRequirements
+from ..table_model import TableModel
+
+_FAMILY_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def question_id(table_id: str, family_id: str, variant: int) -> str:
+    return f"{table_id}--{family_id}" if variant == 0 else f"{table_id}--{family_id}-{variant}"
+
+
+class QuestionFamily:
+    """Base of a question family: set the class attributes, implement `draw` (and `valid` where some draws
+    must be redrawn), register an instance.
+
+    `template_id`: the Table III template the family instantiates (1..15), None for other families;
+    `nl`: the NL template_id of its phrasings in seeds/nl_templates.csv and the reserved words they need
+    and may use; `kind`: how the answer is defined ("sql": the spec's query evaluated on the table);
+    `variants`: how many questions of the family one table may get; `aggregate_in_table`: its aggregate
+    is displayed in the HCT (a release property).
+    """
+
+    family_id: str = ""
+    template_id: Optional[int] = None
+    nl: NLRequirements
+    kind: str = "sql"
+    variants: int = 1
+    aggregate_in_table: bool = False
+
+    def applicable(self, m: TableModel) -> bool:
+        """Whether the table can have this family's questions at all (checked before any draw)."""
+        return True
+
+    def draw(self, m: TableModel, rng: random.Random, variety: str) -> Optional[tuple[dict, dict]]:
+        """One random instance: (spec, extra) or None when this draw found nothing to ask. `extra` may hold
+        `choices` and `label` (a two-option item) and whatever `valid` needs to see."""
+        raise NotImplementedError
+
+    def exhausted(self, m: TableModel) -> bool:
+        """After a draw returned None: whether no later draw can succeed on this table (stop trying)."""
+        return False
+
+    def valid(self, spec: dict, answer: list, sel: list[tuple], m: TableModel, extra: dict) -> bool:
+        """Whether a drawn instance is kept; `answer` is non-empty and NULL-free already, `sel` the rows its
+        WHERE clause keeps."""
+        return True
+
+    def metadata(self, spec: dict, m: TableModel) -> dict[str, Any]:
+        """The METADATA_COLUMNS of one question."""
+        return sql_metadata(self, spec, m)
+
+    def properties(self, spec: dict, md: dict, m: TableModel, n_retained: int) -> dict[str, Any]:
+        """The 36 release question properties of one question."""
+        return question_properties(spec, md, m, n_retained)
+
+
+def sql_metadata(family: QuestionFamily, spec: dict, m: TableModel) -> dict[str, Any]:
+    """Metadata read from a SQL spec: conditions per axis, projections, aggregates, grouping, order, top-k."""
+    row_set, col_set = set(m.row_attrs), set(m.col_attrs)
+    all_filters = list(spec["filters"]) + (list(spec["semi_join"]["filters"]) if spec.get("semi_join") else [])
+    aggs = [s["function"] for s in spec["select"] if s["kind"] == "aggregate"]
+    value_order = [o for o in spec.get("order_by") or [] if o["kind"] == "value"]
+    return {
+        "template_id": family.template_id,
+        "n_row_conditions": sum(1 for f in all_filters if f["attribute"] in row_set),
+        "n_col_conditions": sum(1 for f in all_filters if f["attribute"] in col_set),
+        "projected_attributes": [s["name"] for s in spec["select"] if s["kind"] == "attribute"],
+        "aggregations": aggs,
+        "aggregate_in_table": family.aggregate_in_table,
+        "grouping": "local" if spec.get("group_by") else ("global" if aggs else "none"),
+        "ordering": value_order[0]["direction"] if value_order else "none",
+        "top_k": spec.get("limit"),
+        "value_condition": bool(spec.get("value_condition") or spec.get("semi_join")),
+    }
+
+
+METADATA_COLUMNS = ("template_id", "n_row_conditions", "n_col_conditions", "projected_attributes", "aggregations",
+                    "aggregate_in_table", "grouping", "ordering", "top_k", "value_condition")
+
+
+class FamilyRegistry:
+    """Question families by id, in registration order (the order generation draws them in)."""
+
+    def __init__(self, families: Iterable[QuestionFamily] = ()):
+        self._by_id: dict[str, QuestionFamily] = {}
+        for f in families:
+            self.register(f)
+
+    def register(self, family: QuestionFamily) -> QuestionFamily:
+        fid = getattr(family, "family_id", "")
+        name = type(family).__name__
+        if not isinstance(fid, str) or not _FAMILY_ID.match(fid):
+            raise ValueError(f"question family {name}: family_id must be a lower-case word "
+                             f"([a-z][a-z0-9_]*, no '-'), got {fid!r}")
+        if fid in self._by_id:
+            raise ValueError(f"question family {fid!r} ({name}) is registered already "
+                             f"(by {type(self._by_id[fid]).__name__})")
+        nl = getattr(family, "nl", None)
+        if not isinstance(nl, NLRequirements):
+            raise ValueError(f"question family {fid!r}: `nl` must be an NLRequirements, got {nl!r}")
+        if not isinstance(nl.template_id, int) or nl.template_id < 1:
+            raise ValueError(f"question family {fid!r}: nl.template_id must be a positive int "
+                             f"(0 is the report sentence), got {nl.template_id!r}")
+        unknown = sorted((set(nl.allowed) | {w for g in nl.required for w in g}) - set(RESERVED))
+        if unknown:
+            raise ValueError(f"question family {fid!r}: unknown reserved words {unknown} in its NL requirements")
+        unallowed = sorted({w for g in nl.required for w in g} - set(nl.allowed))
+        if unallowed:
+            raise ValueError(f"question family {fid!r}: required reserved words {unallowed} are not allowed")
+        if not isinstance(family.variants, int) or family.variants < 1:
+            raise ValueError(f"question family {fid!r}: variants must be an int >= 1, got {family.variants!r}")
+        self._by_id[fid] = family
+        return family
+
+    def get(self, family_id: str) -> QuestionFamily:
+        try:
+            return self._by_id[family_id]
+        except KeyError:
+            raise KeyError(f"no question family {family_id!r} (registered: {', '.join(self._by_id)})") from None
+
+    def copy(self) -> "FamilyRegistry":
+        return FamilyRegistry(self._by_id.values())
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self._by_id)
+
+    def __iter__(self) -> Iterator[QuestionFamily]:
+        return iter(tuple(self._by_id.values()))
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, family_id: object) -> bool:
+        return family_id in self._by_id

@@ -1,0 +1,12 @@
+"""The turns of this build's finished multi-turn episodes (inference modes of more than one turn), from the
+predictions cache: one row per turn, its follow-up message and the model's reply. Single-turn requests
+(the `direct` mode) have no rows: their one turn is their row of eval_predictions."""
+from evaluation_py.dbt_inputs import store_path
+from evaluation_py.predict import turns_table
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    requests = dbt.ref("eval_requests").project("cache_key, inference_mode").df()
+    return stamp(turns_table(requests, store_path(dbt.config.get("eval_cache_dir"))), dbt.ref("stg_build_config"))
