@@ -15,7 +15,7 @@ filters as (
 ),
 
 cells as (
-    select table_id, attribute, attribute_value from {{ ref('benchmark_relational_cells') }}
+    select table_id, attribute, attribute_value from {{ ref('int_relational_cells') }}
 ),
 
 unanswerable_filters as (
