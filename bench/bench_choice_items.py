@@ -10,6 +10,7 @@ and the two halves (question items, probes) of the last run. Writes bench/result
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 from pathlib import Path
@@ -43,6 +44,12 @@ def load_inputs(database: str) -> dict:
         con.close()
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the finished worker processes (the items are made in forked workers)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--database", default=str(ROOT / "hctqa.duckdb"))
@@ -53,12 +60,12 @@ def main() -> None:
     inputs = load_inputs(args.database)
     walls, cpus, n = [], [], 0
     for _ in range(args.runs):
-        w, c = time.perf_counter(), time.process_time()
+        w, c = time.perf_counter(), time.process_time() + _children_cpu()
         frame = choice.build_choice_items(**inputs, seed=args.seed)
         walls.append(time.perf_counter() - w)
-        cpus.append(time.process_time() - c)
+        cpus.append(time.process_time() + _children_cpu() - c)
         n = len(frame)
-    # the parts, once, in CPU seconds
+    # the parts, once, in one process, CPU seconds
     t = time.process_time()
     csv_by_table = dict(zip(inputs["benchmark_tables"]["table_id"], inputs["benchmark_tables"]["csv"]))
     tables = choice.choice_tables(inputs["instances"], inputs["relational_rows"], inputs["cells"], csv_by_table)
@@ -72,7 +79,7 @@ def main() -> None:
     counts = frame.groupby("subset").size().to_dict()
     rows = [{"tables": len(inputs["benchmark_tables"]), "questions": len(inputs["questions"]), "items": n,
              "wall_s (runs)": ", ".join(f"{x:.2f}" for x in walls), "median wall_s": median(walls),
-             "median cpu_s": median(cpus), "target_s": LIMIT_S, "met": median(walls) <= LIMIT_S,
+             "median cpu_s (all processes)": median(cpus), "target_s": LIMIT_S, "met": median(walls) <= LIMIT_S,
              "tables_cpu_s": round(t_tables, 2), "question_items_cpu_s": round(t_questions, 2), "probes_cpu_s": round(t_probes, 2)}]
     text = report("All choice items and probes (benchmark_choice_items)", rows)
     text += "\nItems per subset: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + "\n"
