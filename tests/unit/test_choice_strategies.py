@@ -33,6 +33,15 @@ def test_option_values_read_like_scoring():
     assert options_differ("{1}", "{2}")
 
 
+def test_answer_option_is_the_gt_format():
+    from generator_py.choice_items.option_text import answer_option
+    from generator_py.formatting import format_gt
+
+    rows = [["Germany", 12.5, None], [True, 1, 1.0], [3.14159, "x", 2.005]]
+    assert answer_option(rows) == format_gt(rows) == "{Germany | 12.5} || {true | 1 | 1} || {3.14 | x | 2.01}"
+    assert answer_option([[1], [True]]) == "{1} || {true}"
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_neighbour_cell_reads_an_adjacent_data_cell(seed):
     d = neighbour_cell(LOOKUP, small_table(), random.Random(seed))
