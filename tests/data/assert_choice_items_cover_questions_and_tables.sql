@@ -1,5 +1,6 @@
 -- Default scale of the choice items: a b_tis item for every synthetic question of the selection and
--- aggregation templates (1-13), and each of the six probes on every table in each content variant.
+-- aggregation templates (1-13), and each of the six probes on every synthetic table in each content variant
+-- (a real table too small for a probe, e.g. one row, is left without it).
 with items as (
     select * from {{ ref('benchmark_choice_items') }}
 ),
@@ -16,6 +17,7 @@ expected_probes as (
     from {{ ref('benchmark_tables') }} as t
     cross join (values ('tsu_pcl'), ('tsu_prl'), ('tsu_pll'), ('tsu_rcl'), ('tsu_rrl'), ('tsu_rll')) as p(subset)
     cross join (values ('original'), ('letters'), ('numbers')) as v(content_variant)
+    where t.source = 'synthetic'
 ),
 
 probes_missing as (
