@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 import statsmodels  # noqa: E402
 
 from evaluation_py.analysis.pipeline import run_analysis  # noqa: E402
-from evaluation_py.analysis.synthetic import make_benchmark_inputs  # noqa: E402
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs  # noqa: E402
 
 LIMIT_S = 60.0
 
@@ -110,9 +110,10 @@ def main(argv=None) -> int:
         f"- software: Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}, "
         f"statsmodels {statsmodels.__version__}, matplotlib {matplotlib.__version__}",
         f"- data (synthetic, seed {args.seed}): {args.models} models, {len(tables)} tables, "
-        f"{len(questions)} questions, {len(scores)} score rows (strict mode, HTML); generation {gen_s:.1f}s (not timed)",
+        f"{len(questions)} questions, {len(scores)} long score rows (4 metrics, strict mode, HTML); generation {gen_s:.1f}s (not timed)",
         f"- work per run: 8 breakdown frames, composition, table-property and question-property regressions "
-        f"(F1 OLS + CC linear probability{' + CC logit' if args.logit else ''}; {args.models} per-model fits + "
+        f"(OLS on precision, recall, F1 + CC linear probability{' + CC logit' if args.logit else ''}; one design "
+        f"per fit; {args.models} per-model fits + "
         f"pooled fit with model fixed effects; SEs clustered by table), {n_plots} PNG figures, index.html",
         "",
         f"## Result: median {med:.2f} s over {args.runs} runs (limit {LIMIT_S:.0f} s) -> "

@@ -123,7 +123,7 @@ def main() -> None:
     except OSError:
         load1 = "?"
     src = (f"real tables of a dbt build (`{args.duckdb}`)" if real else f"{len(tables)} toy tables from the seeds")
-    cmd = (f"`.venv/bin/python bench/bench_questions.py "
+    cmd = ("`.venv/bin/python bench/bench_questions.py "
            + (f"--duckdb {args.duckdb} " if real else f"--toy {args.toy or 4700} ")
            + f"--workers {args.workers} --repeats {args.repeats} --check-repeats {args.check_repeats}`")
     fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluation_py import strict_rules  # noqa: E402
-from evaluation_py.scoring import score_frame, summarize  # noqa: E402
+from evaluation_py.scoring import score_frame, summarize, to_long  # noqa: E402
 
 RESPONSES = Path("hctqa-real-sample") / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
 _INT_RE = re.compile(r"\d+")
@@ -85,7 +85,7 @@ def main() -> None:
         for _ in range(args.runs):
             _fresh_caches()
             t0, c0 = time.perf_counter(), time.process_time()
-            scored = score_frame(df, mode=mode)
+            scored = score_frame(df, scoring_mode=mode)
             times.append(time.perf_counter() - t0)
             cpu.append(time.process_time() - c0)
         med = statistics.median(times)
@@ -96,12 +96,12 @@ def main() -> None:
         print(f"{mode}: check: n={int(overall['n'])} left_out={int(overall['left_out'])} "
               f"unanswered={int(overall['unanswered'])} f1={overall['f1']:.4f}")
     times, cpu = [], []
-    for _ in range(args.runs):  # what eval_scores does: both modes, strict readings shared
+    for _ in range(args.runs):  # what eval_scores does: both modes, strict readings shared, long rows
         _fresh_caches()
         t0, c0 = time.perf_counter(), time.process_time()
         readings: dict = {}
         for mode in ("strict", "paper"):
-            score_frame(df, mode=mode, readings=readings)
+            to_long(score_frame(df, scoring_mode=mode, readings=readings))
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     print(f"both: times_s: {', '.join(f'{t:.3f}' for t in times)}  median_s: {statistics.median(times):.3f}  "

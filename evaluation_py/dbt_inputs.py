@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from generator_py.dbt_inputs import parse_config, seed_var
+from generator_py.render.registry import format_names
 
 from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
@@ -26,7 +27,7 @@ class EvalInputs:
 
 # The columns of the marts that requests are built from (reading only these saves most of the load time).
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
-TABLE_INPUT_COLUMNS = ("table_id", "html", "csv", "markdown")
+TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 
 
 log = logging.getLogger(__name__)

@@ -1,30 +1,26 @@
-"""Parse an HTML table into a full grid and derive the header paths of its value cells.
+"""An HTML table as a full grid of positions, with the header paths of its value cells.
 
-Only the standard library (`html.parser`). Works on the project's synthetic HCT HTML (thead of
-spanning `<th>`, row headers as `<th>` with rowspans or an indented outline), on real tables
-rendered by `table_render`, and on the HCT-QA release's synthetic HTML (no thead: the leading
-rows made of `<th>` only are the column header rows).
+The HTML is read by `generator_py.grid.html_parse` (the one HTML reader); this module expands it to
+every position and derives the row and column header paths the header_match baseline needs. Works
+on the project's HTML (thead of spanning `<th>`, row headers as `<th>` with rowspans or an indented
+outline; synthetic and real tables alike, rendered from the cell grid) and on the HCT-QA release's
+synthetic HTML (no thead: the leading rows made of `<th>` only are the column header rows).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Optional
 
-__all__ = ["GridCell", "ValueCell", "ParsedTable", "parse_html_table", "normalize_text", "is_aggregate_label"]
+from generator_py.grid.cells import normalize_text
+from generator_py.grid.html_parse import PlacedCell, header_row_count, place_cells, read_html_table
 
-MAX_SPAN = 1000
+__all__ = ["GridCell", "ValueCell", "ParsedTable", "parse_html_table", "normalize_text", "is_aggregate_label"]
 
 AGGREGATE_TERMS = frozenset(
     {"total", "totals", "subtotal", "sum", "average", "avg", "mean", "min", "minimum", "max", "maximum", "median", "overall"}
 )
 AGGREGATE_CLASSES = frozenset({"agg", "aggregate", "total", "subtotal"})
-
-
-def normalize_text(text: str) -> str:
-    """Collapse whitespace (non-breaking spaces included) and trim."""
-    return " ".join(text.replace("\xa0", " ").split())
 
 
 def is_aggregate_label(label: str) -> bool:
@@ -93,171 +89,25 @@ class ParsedTable:
         return {label for v in self.value_cells for label in v.column_path}
 
 
-# ----------------------------------------------------------------------------- HTML -> raw rows
-
-
-@dataclass
-class _RawCell:
-    text_parts: list[str]
-    is_header: bool
-    classes: tuple[str, ...]
-    rowspan: int
-    colspan: int
-
-
-@dataclass
-class _RawRow:
-    in_thead: bool
-    cells: list[_RawCell] = field(default_factory=list)
-
-
-def _span(value: Optional[str]) -> int:
-    try:
-        n = int(str(value).strip())
-    except (TypeError, ValueError):
-        return 1
-    return min(max(n, 1), MAX_SPAN)
-
-
-class _TableParser(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.depth = 0  # nesting depth of <table>
-        self.done = False
-        self.rows: list[_RawRow] = []
-        self.caption_parts: Optional[list[str]] = None
-        self.in_caption = False
-        self.section: Optional[str] = None
-        self.row: Optional[_RawRow] = None
-        self.cell: Optional[_RawCell] = None
-        self.skip = 0  # inside <script>/<style>
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
-        if tag in ("script", "style"):
-            self.skip += 1
-            return
-        if self.done:
-            return
-        if tag == "table":
-            self.depth += 1
-            if self.depth == 1:
-                return
-        if self.depth == 0:
-            return
-        if self.depth > 1:  # nested table: its text joins the enclosing cell
-            if tag in ("br", "p", "div", "tr", "td", "th") and self.cell is not None:
-                self.cell.text_parts.append(" ")
-            return
-        a = {k.lower(): v for k, v in attrs}
-        if tag == "caption":
-            self.in_caption = True
-            self.caption_parts = []
-        elif tag in ("thead", "tbody", "tfoot"):
-            self._close_row()
-            self.section = tag
-        elif tag == "tr":
-            self._close_row()
-            self.row = _RawRow(in_thead=self.section == "thead")
-        elif tag in ("td", "th"):
-            self._close_cell()
-            if self.row is None:
-                self.row = _RawRow(in_thead=self.section == "thead")
-            classes = tuple((a.get("class") or "").split())
-            self.cell = _RawCell([], tag == "th" or self.section == "thead", classes, _span(a.get("rowspan")), _span(a.get("colspan")))
-        elif tag in ("br", "p", "div", "li"):
-            self._add_text(" ")
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
-        if tag in ("script", "style"):
-            return
-        self.handle_starttag(tag, attrs)
-        if tag == "table":
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self.skip = max(0, self.skip - 1)
-            return
-        if self.done or self.depth == 0:
-            return
-        if tag == "table":
-            self.depth -= 1
-            if self.depth == 0:
-                self._close_row()
-                self.done = True
-            return
-        if self.depth > 1:
-            return
-        if tag == "caption":
-            self.in_caption = False
-        elif tag in ("td", "th"):
-            self._close_cell()
-        elif tag == "tr":
-            self._close_row()
-        elif tag in ("thead", "tbody", "tfoot"):
-            self._close_row()
-            self.section = None
-        elif tag in ("p", "div", "li"):
-            self._add_text(" ")
-
-    def handle_data(self, data: str) -> None:
-        if self.skip or self.done or self.depth == 0:
-            return
-        self._add_text(data)
-
-    def _add_text(self, data: str) -> None:
-        if self.in_caption and self.caption_parts is not None:
-            self.caption_parts.append(data)
-        elif self.cell is not None:
-            self.cell.text_parts.append(data)
-
-    def _close_cell(self) -> None:
-        if self.cell is not None and self.row is not None:
-            self.row.cells.append(self.cell)
-        self.cell = None
-
-    def _close_row(self) -> None:
-        self._close_cell()
-        if self.row is not None:
-            self.rows.append(self.row)
-        self.row = None
-
-
 # ----------------------------------------------------------------------------- grid
 
 
-def _expand(rows: list[_RawRow]) -> tuple[list[list[Optional[GridCell]]], list[bool]]:
-    grid: list[list[Optional[GridCell]]] = []
-    for r, raw in enumerate(rows):
-        while len(grid) <= r:
-            grid.append([])
-        c = 0
-        for raw_cell in raw.cells:
-            line = grid[r]
-            while c < len(line) and line[c] is not None:
-                c += 1
-            text = normalize_text("".join(raw_cell.text_parts))
-            rs = min(raw_cell.rowspan, MAX_SPAN)
-            cs = raw_cell.colspan
-            for dr in range(rs):
-                rr = r + dr
-                if dr and rr >= len(rows):
-                    break  # a rowspan past the last row is cut
-                while len(grid) <= rr:
-                    grid.append([])
-                target = grid[rr]
-                for dc in range(cs):
-                    cc = c + dc
-                    while len(target) <= cc:
-                        target.append(None)
-                    if target[cc] is None:
-                        target[cc] = GridCell(
-                            row=rr, col=cc, text=text, is_header=raw_cell.is_header, classes=raw_cell.classes,
-                            anchor=(r, c), rowspan=rs, colspan=cs,
-                        )
-            c += cs
-    in_thead = [raw.in_thead for raw in rows]
-    return grid, in_thead
+def _expand(n_rows: int, placed: list[PlacedCell]) -> list[list[Optional[GridCell]]]:
+    """Every position of the table, filled from the placed cells (the earlier cell wins an overlap)."""
+    grid: list[list[Optional[GridCell]]] = [[] for _ in range(n_rows)]
+    for p in placed:
+        cell = p.cell
+        for rr in range(p.row, min(p.row + cell.rowspan, n_rows)):
+            target = grid[rr]
+            for cc in range(p.col, p.col + cell.colspan):
+                while len(target) <= cc:
+                    target.append(None)
+                if target[cc] is None:
+                    target[cc] = GridCell(
+                        row=rr, col=cc, text=cell.text, is_header=cell.is_header, classes=cell.classes,
+                        anchor=(p.row, p.col), rowspan=cell.rowspan, colspan=cell.colspan,
+                    )
+    return grid
 
 
 def _dedupe(labels: list[str]) -> tuple[str, ...]:
@@ -273,15 +123,9 @@ def parse_html_table(html_text: str) -> ParsedTable:
 
     Raises ValueError when there is no table with at least one cell.
     """
-    parser = _TableParser()
-    parser.feed(html_text)
-    parser.close()
-    if parser.row is not None or parser.cell is not None:  # unclosed table
-        parser._close_row()
-    rows = [r for r in parser.rows if r.cells]
-    if not rows:
-        raise ValueError("no HTML table with cells found")
-    raw_grid, in_thead = _expand(rows)
+    html_table = read_html_table(html_text)
+    placed = place_cells(html_table.rows)
+    raw_grid = _expand(len(html_table.rows), placed)
     n_cols = max(len(r) for r in raw_grid)
     grid: list[list[GridCell]] = []
     for r, line in enumerate(raw_grid):
@@ -292,24 +136,10 @@ def parse_html_table(html_text: str) -> ParsedTable:
                 cell = GridCell(row=r, col=c, text="", is_header=False, classes=(), anchor=(r, c), padding=True)
             out_line.append(cell)
         grid.append(out_line)
-    caption = normalize_text("".join(parser.caption_parts)) if parser.caption_parts is not None else None
-    table = ParsedTable(caption=caption or None, grid=grid, header_rows=_header_rows(grid, in_thead))
+    table = ParsedTable(caption=html_table.caption, grid=grid,
+                        header_rows=list(range(header_row_count(html_table.rows, placed))))
     _derive_paths(table)
     return table
-
-
-def _header_rows(grid: list[list[GridCell]], in_thead: list[bool]) -> list[int]:
-    if any(in_thead):
-        return [r for r, flag in enumerate(in_thead) if flag]
-    header: list[int] = []
-    for r, line in enumerate(grid):
-        if r >= len(grid) - 1:
-            break
-        if all(cell.is_header or cell.padding for cell in line):
-            header.append(r)
-        else:
-            break
-    return header
 
 
 def _derive_paths(table: ParsedTable) -> None:

@@ -26,7 +26,7 @@ Response (:func:`clean_response`, then :func:`response_values`), in this order:
 10. split on ``||`` and strip each value. Empty values are kept: ``9 ||`` predicts ``9``
     and the empty string.
 
-Ground truth (:func:`gt_values`): remove every comma between two digits; lower-case, strip;
+Ground truth (:func:`generator_py.release.gt.gt_values`): remove every comma between two digits; lower-case, strip;
 delete every ``{`` and ``}``; replace ``||`` by ``|``; split on ``|``; strip each value, then
 remove digit commas and trailing zeros (as in step 9) per value. Empty values are kept, and
 nothing else splits: ``{30.41 | 32.22} {69.59 | 67.78}`` gives ``30.41``, ``32.22 69.59``
@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import math
 import re
+
+from generator_py.release.gt import drop_trailing_zeros
 
 CUT_MARKERS: tuple[str, ...] = (
     "<eos_token>",
@@ -54,10 +56,6 @@ LEFT_OUT_PREFIXES: tuple[str, ...] = ("no answer", "error")
 
 _ANSWER_RE = re.compile(r"answer\s*[:=]\s*")
 _DIGIT_COMMA_PASS_RE = re.compile(r"(\d),(\d)")
-_DIGIT_COMMA_RE = re.compile(r"(?<=\d),(?=\d)")
-# A decimal number's trailing zeros, when a word boundary follows: `5.0` -> `5`, `71.40` -> `71.4`.
-_TRAILING_ZEROS_RE = re.compile(r"(\d)(?:\.0+|(\.\d*?[1-9])0+)\b")
-_BRACES = str.maketrans("", "", "{}")
 
 
 def is_missing(x) -> bool:
@@ -70,13 +68,6 @@ def is_left_out(response) -> bool:
     if is_missing(response):
         return True
     return str(response).lower().strip().startswith(LEFT_OUT_PREFIXES)
-
-
-def drop_trailing_zeros(text: str) -> str:
-    """Step 9 of the module doc: trailing zeros of decimal numbers followed by a word boundary."""
-    if "." not in text:
-        return text
-    return _TRAILING_ZEROS_RE.sub(r"\1\2", text)
 
 
 def clean_response(response: str) -> str:
@@ -108,26 +99,3 @@ def clean_response(response: str) -> str:
 def response_values(cleaned: str) -> frozenset[str]:
     """Step 10: the set of values of a cleaned response (split on ``||``, empty values kept)."""
     return frozenset(v.strip() for v in cleaned.split("||"))
-
-
-def gt_value_list(gt: str, *, lower: bool = True, drop_zeros: bool = True) -> list[str]:
-    """The ground truth's values in order, repeats and empty values kept (see the module doc).
-
-    ``lower=False`` keeps the case and ``drop_zeros=False`` a number's trailing zeros: the
-    oracle answers with the values as written, and strict mode reads a number's precision.
-    """
-    s = (_DIGIT_COMMA_RE.sub("", gt) if "," in gt else gt).strip().translate(_BRACES).replace("||", "|")
-    if lower:
-        s = s.lower()
-    out = []
-    for v in s.split("|"):
-        v = v.strip()
-        if "," in v:
-            v = _DIGIT_COMMA_RE.sub("", v)
-        out.append(drop_trailing_zeros(v) if drop_zeros else v)
-    return out
-
-
-def gt_values(gt: str) -> frozenset[str]:
-    """The set of ground-truth values both modes score against."""
-    return frozenset(gt_value_list(gt))

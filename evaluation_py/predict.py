@@ -1,4 +1,4 @@
-"""The evaluation steps the dbt Python models call: requests, prompts, predictions, scores."""
+"""The evaluation steps the dbt Python models call: requests, prompts, predictions (scores: evaluation_py.scoring)."""
 from __future__ import annotations
 
 import hashlib
@@ -8,15 +8,14 @@ from typing import Callable, Iterable, Optional
 
 import pandas as pd
 
+
 from .backends import base
 from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
 from .episodes import run_episodes
 from .inference_modes import get_mode
 from .model_specs import ModelSpec
-from .normalize import clean_response, gt_values, response_values
 from .requests import REQUEST_COLUMNS, build_requests
-from .scoring import MODES, score_frame
 from .store import PredictionStore
 
 # What is known of a request before it is answered, per episode (its first turn).
@@ -238,43 +237,3 @@ def failure_summary(requests: pd.DataFrame, errors: pd.DataFrame) -> str:
     total = requests["cache_key"].nunique()
     return (f"{len(errors)} of {total} requests of this build have no answer (they are sent again next build): "
             + "; ".join(parts))
-
-
-SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt")
-
-
-def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
-    """One row per request and scoring mode (strict, then paper); a request without an answer is unanswered
-    (strict: scored 0; paper: left out)."""
-    q = questions[list(SCORE_QUESTION_COLUMNS)]
-    merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
-    merged["n_values_given"] = merged["response"].map(n_values_given).astype("int64")
-    merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
-    out = []
-    readings: dict = {}  # each response is read the strict way once, for both modes
-    for mode in MODES:
-        part = score_frame(merged, response_col="response", gt_col="answer_gt", mode=mode, readings=readings)
-        part["mode"] = mode
-        out.append(part)
-    cols = ["cache_key", "model_name", "backend", "model", "table_format", "mode", "question_id", "table_id", "source",
-            "dataset", "template_id", "precision", "recall", "f1", "cc", "left_out", "unanswered", "n_values_given",
-            "n_values_expected"]
-    return pd.concat(out, ignore_index=True)[cols]
-
-
-# Answer verbosity (analysis_answer_verbosity) compares these two counts, so they count alike: the distinct
-# non-empty normalised values, as the scorer compares them. An answer equal to the gt has as many as the gt.
-def _count_values(values) -> int:
-    return len({v for v in values if v})
-
-
-def n_values_given(response) -> int:
-    if response is None or (isinstance(response, float) and pd.isna(response)):
-        return 0
-    return _count_values(response_values(clean_response(response)))
-
-
-def n_values_expected(answer_gt) -> int:
-    if answer_gt is None or (isinstance(answer_gt, float) and pd.isna(answer_gt)):
-        return 0
-    return _count_values(gt_values(answer_gt))

@@ -18,7 +18,9 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 
-TABLE_FORMATS: tuple[str, ...] = ("html", "csv", "markdown")
+from generator_py.render import registry as table_formats
+
+TABLE_FORMATS: tuple[str, ...] = table_formats.format_names(text_only=True)
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ PROMPT = PromptTemplate(
         "Give no explanation, no working and no other text."
     ),
     table_header="Table ({format_name}):",
-    format_names=(("html", "HTML"), ("csv", "CSV"), ("markdown", "Markdown")),
+    format_names=tuple((name, table_formats.get_format(name).display_name) for name in TABLE_FORMATS),
     question_block="Question: {question}",
     fold_separator="\n\n",
 )

@@ -16,8 +16,9 @@ from .backends.benchmark import BenchmarkLookup
 from .backends.params import resolve_params
 from .inference_modes import get_mode
 from .model_specs import ModelSpec
+from generator_py.render.registry import format_names
 
-RENDERING_COLUMN = {"html": "html", "csv": "csv", "markdown": "markdown"}
+RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a column of benchmark_tables each
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:

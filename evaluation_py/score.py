@@ -1,14 +1,20 @@
-"""Score a JSONL file of responses: ``python -m evaluation_py.score RESPONSES.jsonl [--mode strict|paper] [--by KEY]``.
+"""Score a JSONL file of responses.
+
+``python -m evaluation_py.score RESPONSES.jsonl [--scoring-mode strict|paper] [--inference-mode MODE] [--by KEY]``
 
 Each non-blank line is a JSON object with an id (``qap_id`` or ``id``), a
 ``response`` (a string, or null for a missing response) and a ``gt`` string.
-The file is UTF-8, with or without a byte-order mark. ``--mode`` is ``strict``
-(the default: :mod:`evaluation_py.strict_rules`) or ``paper`` (the release's
-own procedure: :mod:`evaluation_py.normalize`).
+The file is read by the rules of :mod:`evaluation_py.jsonl` (UTF-8, a
+byte-order mark accepted, gzip when named ``*.gz``, blank lines skipped). ``--scoring-mode`` is
+``strict`` (the default: :mod:`evaluation_py.strict_rules`) or ``paper`` (the
+release's own procedure: :mod:`evaluation_py.normalize`). ``--inference-mode``
+(default ``direct``) picks the extraction filter that takes the answer out of
+each response (:mod:`evaluation_py.extraction`).
 
-Prints one JSON object: ``mode``, ``n``, ``left_out``, ``unanswered``,
-``precision``, ``recall``, ``f1``, ``cc`` and, with ``--by``, ``groups`` (one
-such object per group, without ``mode``). ``--by dataset`` takes the dataset
+Prints one JSON object: ``scoring_mode``, ``inference_mode``, ``n``,
+``left_out``, ``unanswered``, the mean of every registered metric
+(:mod:`evaluation_py.metrics`: ``precision``, ``recall``, ``f1``, ``cc``, ...)
+and, with ``--by``, ``groups`` (one such object per group, without the modes). ``--by dataset`` takes the dataset
 from the id (:func:`evaluation_py.scoring.dataset_of`: the release's prefix
 before the first ``--``, the domain of a synthetic ``syn--DOMAIN--...`` id)
 unless the lines carry a ``dataset`` key; any other key must be present on
@@ -28,7 +34,9 @@ from typing import Any
 
 import pandas as pd
 
-from .scoring import DEFAULT_MODE, METRICS, MODES, dataset_of, score_frame, summarize
+from . import extraction, metrics
+from .jsonl import JsonlError, read_jsonl
+from .scoring import DEFAULT_SCORING_MODE, SCORING_MODES, dataset_of, score_frame, summarize
 
 ID_KEYS = ("qap_id", "id")
 
@@ -46,55 +54,38 @@ def read_responses(path: str, by: str | None = None) -> pd.DataFrame:
     first_line: dict[str, int] = {}
     duplicates: dict[str, list[int]] = {}
     try:
-        fh = open(path, encoding="utf-8-sig")  # a byte-order mark is accepted, as the seeds accept one
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a JSONL file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot open: {exc.strerror or exc}") from None
-    with fh:
-        try:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{lineno}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{where}: malformed JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"{where}: expected a JSON object, got {type(obj).__name__}")
-                id_key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
-                if id_key is None:
-                    raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
-                if "response" not in obj:
-                    raise InputError(f"{where}: missing 'response'")
-                resp = obj["response"]
-                if resp is not None and not isinstance(resp, str):
-                    raise InputError(f"{where}: 'response' must be a string or null, got {type(resp).__name__}")
-                gt = obj.get("gt")
-                if "gt" not in obj or gt is None:
-                    raise InputError(f"{where}: missing 'gt'")
-                if not isinstance(gt, str):
-                    raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
-                qid = str(obj[id_key])
-                if qid in first_line:
-                    duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+        for lineno, obj in read_jsonl(path):  # blank lines, BOM, gzip, bad JSON: evaluation_py.jsonl
+            where = f"{path}:{lineno}"
+            id_key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
+            if id_key is None:
+                raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
+            if "response" not in obj:
+                raise InputError(f"{where}: missing 'response'")
+            resp = obj["response"]
+            if resp is not None and not isinstance(resp, str):
+                raise InputError(f"{where}: 'response' must be a string or null, got {type(resp).__name__}")
+            gt = obj.get("gt")
+            if "gt" not in obj or gt is None:
+                raise InputError(f"{where}: missing 'gt'")
+            if not isinstance(gt, str):
+                raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
+            qid = str(obj[id_key])
+            if qid in first_line:
+                duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+            else:
+                first_line[qid] = lineno
+            ids.append(qid)
+            responses.append(resp)
+            gts.append(gt)
+            if by is not None:
+                if by in obj:
+                    groups.append(_group_name(obj[by]))
+                elif by == "dataset":
+                    groups.append(dataset_of(obj[id_key]))
                 else:
-                    first_line[qid] = lineno
-                ids.append(qid)
-                responses.append(resp)
-                gts.append(gt)
-                if by is not None:
-                    if by in obj:
-                        groups.append(_group_name(obj[by]))
-                    elif by == "dataset":
-                        groups.append(dataset_of(obj[id_key]))
-                    else:
-                        raise InputError(f"{where}: missing key {by!r} named by --by")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+                    raise InputError(f"{where}: missing key {by!r} named by --by")
+    except JsonlError as exc:
+        raise InputError(str(exc)) from None
     if not ids:
         raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
     if duplicates:
@@ -122,16 +113,17 @@ def _num(x: Any) -> float | None:
 
 def _row_dict(row: pd.Series) -> dict:
     out = {"n": int(row["n"]), "left_out": int(row["left_out"]), "unanswered": int(row["unanswered"])}
-    for m in METRICS:
+    for m in metrics.names():
         out[m] = _num(row[m])
     return out
 
 
-def score_file(path: str, mode: str = DEFAULT_MODE, by: str | None = None) -> dict:
+def score_file(path: str, scoring_mode: str = DEFAULT_SCORING_MODE, by: str | None = None,
+               inference_mode: str = extraction.DEFAULT_INFERENCE_MODE) -> dict:
     """Score one responses file; returns the JSON-ready summary the CLI prints."""
     df = read_responses(path, by)
-    scored = score_frame(df, mode=mode)
-    result = {"mode": mode, **_row_dict(summarize(scored).iloc[0])}
+    scored = score_frame(df, scoring_mode=scoring_mode, inference_mode=inference_mode)
+    result = {"scoring_mode": scoring_mode, "inference_mode": inference_mode, **_row_dict(summarize(scored).iloc[0])}
     if by is not None:
         result["groups"] = {str(row["group"]): _row_dict(row) for _, row in summarize(scored, ["group"]).iterrows()}
     return result
@@ -140,20 +132,28 @@ def score_file(path: str, mode: str = DEFAULT_MODE, by: str | None = None) -> di
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m evaluation_py.score",
-        description="Score HCT-QA responses (precision, recall, F1, complete containment).",
+        description="Score HCT-QA responses (every registered metric: precision, recall, F1, complete containment, ...).",
     )
     parser.add_argument("responses", help="JSONL file: one object a line with qap_id or id, response, gt")
-    parser.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
+    parser.add_argument("--scoring-mode", choices=SCORING_MODES, default=DEFAULT_SCORING_MODE,
                         help="strict (the default): read answers as a fair reader would (final-answer markers, the "
                              "gt format, lists, numbers within half a unit of the gt's last decimal) and score "
                              "unanswered responses 0; paper: the HCT-QA release's own procedure, exact text "
                              "matching, missing/no-answer/error responses left out of the averages")
+    parser.add_argument("--inference-mode", default=extraction.DEFAULT_INFERENCE_MODE, metavar="MODE",
+                        help="the inference mode the responses were made in; its extraction filter takes the "
+                             "answer out of each response (default: direct, the response as it is)")
     parser.add_argument("--by", default=None, metavar="KEY",
                         help="also report per group: 'dataset' (the release's id prefix, or a synthetic id's "
                              "domain) or any key of the lines")
     args = parser.parse_args(argv)
     try:
-        result = score_file(args.responses, args.mode, args.by)
+        extraction.filter_name_for(args.inference_mode)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    try:
+        result = score_file(args.responses, args.scoring_mode, args.by, args.inference_mode)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

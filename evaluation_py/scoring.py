@@ -1,6 +1,15 @@
-"""HCT-QA scoring: precision, recall, F1 and complete containment (CC) of each prediction, and their means.
+"""HCT-QA scoring: extraction, a scoring mode's reading, the registered metrics, and their means.
 
-Two modes, which differ in how a response is read and in what enters the means:
+A response is scored in three steps:
+
+1. extraction (:mod:`evaluation_py.extraction`): the filter of the request's inference mode
+   takes the answer out of the raw response (``direct``: the response as it came);
+2. a scoring mode reads the answer and the ground truth and matches their values
+   (a :class:`evaluation_py.metrics.Match`);
+3. every registered metric (:mod:`evaluation_py.metrics`: ``precision``, ``recall``, ``f1``,
+   ``cc`` and any other registered one) is a function of the match.
+
+Two scoring modes, which differ in how a response is read and in what enters the means:
 
 * ``strict`` (the default everywhere): the response is read as a fair reader would
   (:mod:`evaluation_py.strict_rules`: final-answer markers, the ground truth's own format,
@@ -11,13 +20,15 @@ Two modes, which differ in how a response is read and in what enters the means:
   exact text matching after its cleaning, and missing / ``no answer`` / ``error`` responses
   left out of the means (counted in ``left_out``). This reproduces the release's numbers.
 
-Per prediction, both modes compare *sets* of values: precision = matched response values /
-max(response values, 1), recall = matched ground-truth values / max(ground-truth values, 1),
-F1 their harmonic mean (0 when both are 0), CC = 1 when recall is 1.
+Both modes compare *sets* of values. ``unanswered`` is one flag per prediction whatever the
+mode (strict's reading), so that both modes report the same count; in ``paper`` mode the
+left-out predictions are among them.
 
-``unanswered`` is one flag per prediction whatever the mode (strict's reading), so that both
-modes report the same count; in ``paper`` mode the left-out predictions are among them.
-No dbt imports.
+Scores come wide (:func:`score_frame`: a column per metric, for one scoring mode) or long
+(:func:`to_long`, :func:`scores_table`: one row per prediction, scoring mode and metric, with
+``metric`` and ``value``: what ``eval_scores`` holds). :func:`mean_scores` is the one place
+scores are averaged (the CLI, the breakdowns and the report use it; ``eval_summary`` is its SQL
+twin). No dbt imports.
 """
 from __future__ import annotations
 
@@ -25,122 +36,229 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from . import strict_rules
-from .normalize import clean_response, gt_values, is_left_out, is_missing, response_values
+from generator_py.release.gt import gt_values
 
-MODES = ("strict", "paper")
-DEFAULT_MODE = "strict"
-METRICS = ("precision", "recall", "f1", "cc")
-SCORE_COLUMNS = (*METRICS, "left_out", "unanswered")
+from . import extraction, metrics, strict_rules
+from .metrics import Match
+from .normalize import clean_response, is_left_out, is_missing, response_values
 
-
-def _check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"unknown scoring mode {mode!r}; expected one of {MODES}")
+SCORING_MODES = ("strict", "paper")
+DEFAULT_SCORING_MODE = "strict"
+FLAG_COLUMNS = ("left_out", "unanswered")
 
 
-def paper_prf(resp: frozenset, gt: frozenset) -> tuple[float, float, float, int]:
-    """The release's metrics on two value sets (both non-empty: a split always gives a value)."""
+def _check_scoring_mode(scoring_mode: str) -> None:
+    if scoring_mode not in SCORING_MODES:
+        raise ValueError(f"unknown scoring mode {scoring_mode!r}; expected one of {SCORING_MODES}")
+
+
+def paper_match(resp: frozenset, gt: frozenset) -> Match:
+    """The release's comparison of two value sets: the values both hold match."""
     inter = len(resp & gt)
-    if inter == 0:
-        return 0.0, 0.0, 0.0, 0
-    p = inter / max(len(resp), 1)
-    r = inter / max(len(gt), 1)
-    return p, r, 2.0 * p * r / (p + r), 1 if r == 1 else 0
+    return Match(len(resp), inter, len(gt), inter)
 
 
-def score_lists(responses: Sequence, gts: Sequence, mode: str = DEFAULT_MODE,
+def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_SCORING_MODE,
                 readings: dict | None = None) -> dict[str, list]:
-    """Score parallel lists of raw responses and gt strings; returns one list per :data:`SCORE_COLUMNS`.
+    """Score parallel lists of answers and gt strings: one list per registered metric, and
+    ``left_out`` and ``unanswered``.
 
-    Readings are cached per distinct response and ground truth (a build repeats both a lot);
-    ``readings`` (a dict) shares strict mode's response readings between calls on the same
-    responses, so that scoring both modes reads each response the strict way once.
+    Readings are cached per distinct response and ground truth (a build repeats both a lot),
+    metric values per distinct match; ``readings`` (a dict) shares strict mode's response
+    readings between calls on the same responses, so that scoring both modes reads each
+    response the strict way once.
     """
-    _check_mode(mode)
+    _check_scoring_mode(scoring_mode)
     if len(responses) != len(gts):
         raise ValueError(f"responses and gts differ in length: {len(responses)} != {len(gts)}")
-    out: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
+    registered = [metrics.get(name) for name in metrics.names()]
+    out: dict[str, list] = {c: [] for c in (*(m.name for m in registered), *FLAG_COLUMNS)}
+    columns = [out[m.name] for m in registered]
+    values_of: dict[Match, tuple] = {}
     strict_cache: dict = {} if readings is None else readings
-    strict_gt_cache: dict = {}
+    gt_cache: dict = {}
     paper_cache: dict = {}
-    paper_gt_cache: dict = {}
     read, read_gt = strict_rules.read_response, strict_rules.read_gt
+    strict = scoring_mode == "strict"
     for resp, gt in zip(responses, gts):
         gt = "" if is_missing(gt) else str(gt)
         key = None if is_missing(resp) else str(resp)
         reading = strict_cache.get(key)
         if reading is None:
             reading = strict_cache[key] = read(key)
-        if mode == "strict":
-            g = strict_gt_cache.get(gt)
-            if g is None:
-                g = strict_gt_cache[gt] = read_gt(gt)
-            metrics, left_out = strict_rules.score(reading, g), False
+        g = gt_cache.get(gt)
+        if g is None:
+            g = gt_cache[gt] = read_gt(gt) if strict else gt_values(gt)
+        if strict:
+            match, left_out = strict_rules.match(reading, g), False
         elif key is None or is_left_out(key):
-            metrics, left_out = (0.0, 0.0, 0.0, 0), True
+            match, left_out = Match(0, 0, len(g), 0), True
         else:
             rset = paper_cache.get(key)
             if rset is None:
                 rset = paper_cache[key] = response_values(clean_response(key))
-            g = paper_gt_cache.get(gt)
-            if g is None:
-                g = paper_gt_cache[gt] = gt_values(gt)
-            metrics, left_out = paper_prf(rset, g), False
-        for c, v in zip(METRICS, metrics):
-            out[c].append(v)
+            match, left_out = paper_match(rset, g), False
+        values = values_of.get(match)
+        if values is None:
+            values = values_of[match] = tuple(m.score(match) for m in registered)
+        for col, v in zip(columns, values):
+            col.append(v)
         out["left_out"].append(left_out)
         out["unanswered"].append(reading.unanswered)
     return out
 
 
-def score_one(response: str | None, gt: str, mode: str = DEFAULT_MODE) -> dict:
-    """Score one response against one ``gt`` string: ``{precision, recall, f1, cc, left_out, unanswered}``."""
-    return {c: v[0] for c, v in score_lists([response], [gt], mode).items()}
+def score_one(response: str | None, gt: str, scoring_mode: str = DEFAULT_SCORING_MODE,
+              inference_mode: str = extraction.DEFAULT_INFERENCE_MODE) -> dict:
+    """Score one response against one ``gt`` string: every registered metric, ``left_out``, ``unanswered``."""
+    answer = extraction.extract([response], inference_mode)
+    return {c: v[0] for c, v in score_lists(answer, [gt], scoring_mode).items()}
 
 
 def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = "gt",
-                mode: str = DEFAULT_MODE, readings: dict | None = None) -> pd.DataFrame:
-    """A copy of ``df`` with the :data:`SCORE_COLUMNS` of ``mode`` added (``readings``: see :func:`score_lists`)."""
+                scoring_mode: str = DEFAULT_SCORING_MODE, readings: dict | None = None,
+                inference_mode: str = extraction.DEFAULT_INFERENCE_MODE) -> pd.DataFrame:
+    """A copy of ``df`` with a column per registered metric and ``left_out``, ``unanswered`` added, for one
+    scoring mode; the responses are read through the extraction filter of ``inference_mode``
+    (``readings``: see :func:`score_lists`)."""
     for col in (response_col, gt_col):
         if col not in df.columns:
             raise KeyError(f"column {col!r} not in frame (columns: {list(df.columns)})")
-    scores = score_lists(df[response_col].tolist(), df[gt_col].tolist(), mode, readings)
+    answers = extraction.extract(df[response_col].tolist(), inference_mode)
+    scores = score_lists(answers, df[gt_col].tolist(), scoring_mode, readings)
     out = df.copy()
-    for c in SCORE_COLUMNS:
-        dtype = {"cc": "int64", "left_out": "bool", "unanswered": "bool"}.get(c, "float64")
-        out[c] = pd.Series(scores[c], index=df.index, dtype=dtype)
+    for c, values in scores.items():
+        out[c] = pd.Series(values, index=df.index, dtype="bool" if c in FLAG_COLUMNS else "float64")
     return out
 
 
+def to_long(scored: pd.DataFrame, metric_names: Iterable[str] | None = None) -> pd.DataFrame:
+    """Wide scores (a column per metric) as long ones: the other columns, then ``metric`` and ``value``,
+    one block of rows per metric in registration order."""
+    names = list(metric_names or metrics.names())
+    missing = [m for m in names if m not in scored.columns]
+    if missing:
+        raise KeyError(f"metric columns missing from scored frame: {missing}")
+    base = scored.drop(columns=names)
+    blocks = [base.assign(metric=m, value=scored[m].astype("float64").to_numpy()) for m in names]
+    if not blocks:
+        return base.assign(metric=pd.Series(dtype=object), value=pd.Series(dtype="float64")).iloc[:0]
+    return pd.concat(blocks, ignore_index=True)
+
+
+def mean_scores(scores: pd.DataFrame, by: Iterable[str] = (), count_unanswered: bool = False) -> pd.DataFrame:
+    """Mean ``value`` of long scores per group of ``by`` and ``metric``, groups sorted.
+
+    ``n`` is the number of predictions scored (the rows the mean is over), ``n_left_out`` the
+    number left out of it (``left_out`` rows: only paper mode leaves any out); the mean is NaN
+    for a group with none scored. ``count_unanswered`` adds ``unanswered``: the predictions
+    that gave no answer, left out or not. The only place scores are averaged.
+    """
+    by = list(by)
+    need = [*by, "metric", "value", *(["unanswered"] if count_unanswered else [])]
+    missing = [c for c in need if c not in scores.columns]
+    if missing:
+        raise KeyError(f"columns missing from the scores: {missing} (columns: {list(scores.columns)})")
+    counts = ["n", "n_left_out", *(["unanswered"] if count_unanswered else [])]
+    if scores.empty:
+        return pd.DataFrame(columns=[*by, "metric", "value", *counts])
+    lo = (scores["left_out"].fillna(False).astype(bool).to_numpy() if "left_out" in scores.columns
+          else pd.Series(False, index=scores.index).to_numpy())
+    work = scores[[*by, "metric"]].copy()
+    work["value"] = pd.to_numeric(scores["value"], errors="coerce").astype("float64").where(~lo)
+    work["n"] = (~lo).astype("int64")
+    work["n_left_out"] = lo.astype("int64")
+    if count_unanswered:
+        work["unanswered"] = scores["unanswered"].fillna(False).astype(bool).astype("int64")
+    g = work.groupby([*by, "metric"], observed=True, sort=True, dropna=False)
+    out = g[["value"]].mean()
+    out[counts] = g[counts].sum()
+    out = out.reset_index()
+    for c in counts:
+        out[c] = out[c].astype("int64")
+    return out[[*by, "metric", "value", *counts]]
+
+
 def summarize(scored_df: pd.DataFrame, by: Iterable[str] | None = None) -> pd.DataFrame:
-    """Average a :func:`score_frame` result per group.
+    """Wide view of :func:`mean_scores` over a :func:`score_frame` result (what the CLI prints).
 
     Columns: the ``by`` columns, ``n`` (predictions in the group, left-out ones included),
-    ``left_out`` (how many were left out of the means: only ``paper`` mode leaves any out),
-    ``unanswered`` (how many gave no answer) and the means of precision, recall, f1 and cc over
-    the predictions not left out (NaN when a group has none). With ``by`` empty, one row.
+    ``left_out`` (how many were left out of the means), ``unanswered`` (how many gave no answer)
+    and the mean of every registered metric over the predictions not left out (NaN when a group
+    has none). With ``by`` empty, one row.
     """
     by = list(by or [])
-    missing = [c for c in [*by, *SCORE_COLUMNS] if c not in scored_df.columns]
+    names = list(metrics.names())
+    missing = [c for c in [*by, *names, *FLAG_COLUMNS] if c not in scored_df.columns]
     if missing:
         raise KeyError(f"columns missing from scored frame: {missing}")
-    work = scored_df[[*by, *SCORE_COLUMNS]].copy()
-    lo = work["left_out"].astype(bool)
-    for m in METRICS:
-        work[m] = work[m].astype("float64").where(~lo)
-    work["_n"] = 1
-    work["left_out"] = lo.astype("int64")
-    work["unanswered"] = work["unanswered"].astype(bool).astype("int64")
-    agg = {"_n": "sum", "left_out": "sum", "unanswered": "sum", **{m: "mean" for m in METRICS}}
-    if by:
-        res = work.groupby(by, dropna=False, sort=True).agg(agg).reset_index()
-    else:
-        res = work.agg(agg).to_frame().T
-    res = res.rename(columns={"_n": "n"})
-    for c in ("n", "left_out", "unanswered"):
-        res[c] = res[c].astype("int64")
-    return res[[*by, "n", "left_out", "unanswered", *METRICS]].reset_index(drop=True)
+    means = mean_scores(to_long(scored_df[[*by, *names, *FLAG_COLUMNS]], names), by, count_unanswered=True)
+    keys = [*by, "n", "n_left_out", "unanswered"]
+    wide = means.set_index([*keys, "metric"])["value"].unstack("metric").reset_index()
+    wide.columns.name = None
+    wide["n"] = wide["n"] + wide["n_left_out"]
+    wide = wide.rename(columns={"n_left_out": "left_out"})
+    return wide[[*by, "n", "left_out", "unanswered", *names]].reset_index(drop=True)
+
+
+SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt")
+SCORE_COLUMNS = ["cache_key", "model_name", "backend", "model", "table_format", "inference_mode", "scoring_mode",
+                 "question_id", "table_id", "source", "dataset", "template_id", "metric", "value", "left_out",
+                 "unanswered", "n_values_given", "n_values_expected"]
+
+
+def inference_modes(requests: pd.DataFrame) -> pd.Series:
+    """Each request's inference mode: its ``inference_mode`` column, ``direct`` for frames without one."""
+    if "inference_mode" not in requests.columns:
+        return pd.Series(extraction.DEFAULT_INFERENCE_MODE, index=requests.index, dtype=object)
+    modes = requests["inference_mode"]
+    if modes.isna().any():
+        keys = requests.loc[modes.isna(), "cache_key"].head(3).tolist()
+        raise ValueError(f"eval_requests: inference_mode is NULL for request(s) {keys}")
+    return modes.astype(str)
+
+
+def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """``eval_scores``: one row per request, scoring mode (strict, then paper) and registered metric.
+
+    Each response is read through the extraction filter of its request's inference mode; a request
+    without an answer is unanswered (strict: scored 0; paper: left out)."""
+    q = questions[list(SCORE_QUESTION_COLUMNS)]
+    merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
+    merged["inference_mode"] = inference_modes(merged)
+    answers = pd.Series(None, index=merged.index, dtype=object)
+    for mode, rows in merged.groupby("inference_mode", sort=True).groups.items():
+        answers.loc[rows] = extraction.extract(merged.loc[rows, "response"].tolist(), mode)
+    merged["answer"] = answers
+    merged["n_values_given"] = merged["answer"].map(n_values_given).astype("int64")
+    merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
+    wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]
+    out = []
+    readings: dict = {}  # each answer is read the strict way once, for both modes
+    for mode in SCORING_MODES:
+        # the answers are extracted already: the direct filter passes them on as they are
+        part = score_frame(merged, response_col="answer", gt_col="answer_gt", scoring_mode=mode, readings=readings)
+        part["scoring_mode"] = mode
+        out.append(to_long(part[[*wide_cols, *metrics.names()]]))
+    return pd.concat(out, ignore_index=True)[SCORE_COLUMNS]
+
+
+# Answer verbosity (analysis_answer_verbosity) compares these two counts, so they count alike: the distinct
+# non-empty normalised values, as the scorer compares them. An answer equal to the gt has as many as the gt.
+def _count_values(values) -> int:
+    return len({v for v in values if v})
+
+
+def n_values_given(response) -> int:
+    if response is None or (isinstance(response, float) and pd.isna(response)):
+        return 0
+    return _count_values(response_values(clean_response(response)))
+
+
+def n_values_expected(answer_gt) -> int:
+    if answer_gt is None or (isinstance(answer_gt, float) and pd.isna(answer_gt)):
+        return 0
+    return _count_values(gt_values(answer_gt))
 
 
 def dataset_of(question_id: str) -> str:

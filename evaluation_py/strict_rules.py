@@ -43,9 +43,9 @@ Matching: a response value matches a numeric ground-truth value when it reads as
 that differs from it by at most half a unit of the ground truth's last decimal place
 (``50.555``, ``50.56`` and ``50.560`` match ``50.56``; ``50.5`` does not; ``1,234`` matches
 ``1234``, and so does ``1234.4``); any other ground-truth value is matched by equal text.
-Precision is the share of the response's values that match some ground-truth value, recall
-the share of ground-truth values matched by some response value, F1 their harmonic mean
-(0 when both are 0), CC 1 when recall is 1.
+:func:`match` counts the response's values that match some ground-truth value and the
+ground-truth values matched by some response value; the metrics (precision, recall, F1, CC,
+and any other registered one) are functions of those counts (:mod:`evaluation_py.metrics`).
 
 No dbt imports here.
 """
@@ -56,7 +56,10 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import NamedTuple
 
-from .normalize import LEFT_OUT_PREFIXES, gt_value_list, is_missing
+from generator_py.release.gt import gt_value_list
+
+from .metrics import Match
+from .normalize import LEFT_OUT_PREFIXES, is_missing
 
 REFUSALS: tuple[str, ...] = (
     "no answer", "error", "i cannot", "i can't", "i can not", "i am unable", "i'm unable", "unable to",
@@ -278,11 +281,11 @@ def read_gt(gt: str) -> GroundTruth:
                        tuple((x, half) for _, x, half in values if x is not None))
 
 
-def score(reading: Reading, gt: GroundTruth) -> tuple[float, float, float, int]:
-    """(precision, recall, f1, cc) of a reading against a read ground truth."""
+def match(reading: Reading, gt: GroundTruth) -> Match:
+    """How many values of the reading match the read ground truth, and how many of its values are matched."""
     n_gt = len(gt.values)
     if reading.unanswered or not n_gt:
-        return 0.0, 0.0, 0.0, 0
+        return Match(len(reading.values), 0, n_gt, 0)
     texts, numbers = gt.texts, gt.numbers
     hit_values = 0
     hit_gt: set = set()
@@ -298,8 +301,4 @@ def score(reading: Reading, gt: GroundTruth) -> tuple[float, float, float, int]:
                     hit = True
                     hit_gt.add(i)
         hit_values += hit
-    if hit_values == 0:
-        return 0.0, 0.0, 0.0, 0
-    p = hit_values / len(reading.values)
-    r = len(hit_gt) / n_gt
-    return p, r, 2.0 * p * r / (p + r), 1 if len(hit_gt) == n_gt else 0
+    return Match(len(reading.values), hit_values, n_gt, len(hit_gt))

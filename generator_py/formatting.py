@@ -1,8 +1,11 @@
-"""Canonical text for numbers and answers, shared by every part that prints a value."""
+"""Canonical text for numbers and answer values, shared by every part that prints a value.
+
+The `gt` string made of these values is written by `generator_py.release.gt.format_gt`.
+"""
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
-from typing import Iterable, Optional, Sequence
+from typing import Optional
 
 # How a tie (an exact x.xx5) rounds: half up is the project's rule; half to even is how the
 # HCT-QA release (computed in R) rounds, kept to reproduce its answers.
@@ -52,11 +55,3 @@ def format_value(v: object, rounding: str = "half_up") -> Optional[str]:
         return format_number(float(v), rounding)
     return str(v)
 
-
-def format_gt(rows: Iterable[Sequence[object]], rounding: str = "half_up") -> str:
-    """Rows of values as the HCT-QA `gt` string: `{a | b} || {c | d}`; NULLs inside a row are left out."""
-    parts = []
-    for row in rows:
-        values = [t for t in (format_value(v, rounding) for v in row) if t is not None]
-        parts.append("{" + " | ".join(values) + "}")
-    return " || ".join(parts)

@@ -12,7 +12,7 @@
 #   3. evaluates the same model on the same sample with the same decoding parameters through the
 #      in-process `vllm` backend (the openai entry is in the same build: its answers come from the
 #      predictions cache, nothing is sent again);
-#   4. prints overall precision/recall/F1/CC of both runs from eval_summary (strict and paper modes) and
+#   4. prints overall precision/recall/F1/CC of both runs from eval_summary (strict and paper scoring modes) and
 #      the share of questions where both runs gave the identical response (eval_predictions joined on
 #      question_id). Greedy decoding (temperature 0) should give (nearly) identical responses.
 #
@@ -208,8 +208,11 @@ print(f"\nModel {os.environ['MODEL_PATH']}, {os.environ['N_QUESTIONS']} question
 print(f"dbt evaluation build: openai backend {os.environ['T_OPENAI']} s (server already up), "
       f"vllm backend {os.environ['T_VLLM']} s (engine start included)\n")
 rows = con.execute("""
-    select model_name, mode, n, left_out, precision, recall, f1, cc from eval_summary
-    where level = 'overall' and model_name in (?, ?) order by mode, model_name""", [a, b]).fetchall()
+    select model_name, scoring_mode, n, n_left_out,
+           max(value) filter (where metric = 'precision'), max(value) filter (where metric = 'recall'),
+           max(value) filter (where metric = 'f1'), max(value) filter (where metric = 'cc')
+    from eval_summary where level = 'overall' and model_name in (?, ?)
+    group by all order by scoring_mode, model_name""", [a, b]).fetchall()
 print(f"{'model':<40} {'mode':<7} {'n':>5} {'left':>5} {'P':>7} {'R':>7} {'F1':>7} {'CC':>7}")
 for m, mode, n, lo, p, r, f, cc in rows:
     fmt = lambda x: f"{x:7.4f}" if x is not None else "    n/a"

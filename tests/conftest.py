@@ -1,4 +1,4 @@
-"""Shared fixtures: the project root, the reference data, and small real `dbt build`s in temp copies.
+"""Shared fixtures and helpers: the project root, the reference data, small real `dbt build`s in temp copies.
 
 The reference data is a sample of the public HCT-QA release that the project does not ship. It is
 found only through the environment variable HCTQA_REFERENCE_DIR (a folder holding
@@ -7,8 +7,10 @@ fixture (or one of the two sample folders) and are skipped, naming the variable,
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +154,80 @@ def unbalanced_table():
 def reference_tables(synthetic_sample_dir) -> list:
     """Three tables of the release's synthetic sample and the toy unbalanced one."""
     return question_fixtures.tables(synthetic_sample_dir)
+# Small evaluation builds (one domain, one replica) shared by the end-to-end evaluation tests.
+SEED = 42
+SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
+GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the real sample folder
+NO_SINGULAR = ("--exclude", "test_type:singular")
+CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
+
+
+def build_vars(**extra) -> str:
+    """dbt `--vars` text (JSON is YAML) for the small scale plus `extra`."""
+    return json.dumps({**SMALL, **extra})
+
+
+def query(project: Path, sql: str, params=None) -> list[tuple]:
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def clone(base: Path, dest: Path) -> Path:
+    """A copy of a built project (its database and target/ included, no cache or reports)."""
+    shutil.copytree(base, dest, ignore=CLONE_IGNORE)
+    return dest
+
+
+def requests_for(project: Path, eval_models: list[dict]):
+    """The prediction requests a build with `eval_models` makes, computed from the built benchmark."""
+    from evaluation_py.dbt_inputs import eval_inputs
+
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        questions = con.execute("select * from benchmark_questions").df()
+        tables = con.execute("select * from benchmark_tables").df()
+    finally:
+        con.close()
+    return eval_inputs(questions, tables, repr(eval_models), str(SEED)).requests
+
+
+def server_key(request) -> str:
+    """What the fake server calls a request: its last user message."""
+    from evaluation_py.testing.fake_openai_server import last_user_message
+
+    return last_user_message(list(request.messages))
+
+
+def store_keys(project: Path) -> set[str]:
+    path = project / "cache" / "predictions.sqlite"
+    if not path.exists():
+        return set()
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        return {k for (k,) in con.execute("select cache_key from predictions")}
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return set()
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def benchmark_base(tmp_path_factory) -> Path:
+    """The small benchmark (accidents, one replica), built once; tests build the evaluation on copies."""
+    project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
+            "--vars", build_vars())
+    return project
+
+
+@pytest.fixture(scope="session")
+def release_build(tmp_path_factory, real_sample_dir) -> Path:
+    """One full build with the release sample imported and gemma's published responses replayed (once a session)."""
+    project = copy_project(tmp_path_factory.mktemp("release") / "project")
+    gemma = {"name": "gemma", "backend": "replay", "path": str(real_sample_dir / GEMMA_RESPONSES), "sources": ["real"]}
+    run_dbt(project, "build", *NO_SINGULAR, "--vars",
+            build_vars(hctqa_release_dir=str(real_sample_dir), eval_models=[gemma]))
+    return project

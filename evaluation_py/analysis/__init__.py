@@ -9,7 +9,7 @@ from .breakdowns import (
     scores_by_source_dataset,
     scores_by_table_format,
     scores_by_template,
-    verbosity_recall_correlation,
+    verbosity_correlation,
 )
 from .composition import benchmark_composition
 from .plots import (
@@ -47,6 +47,6 @@ __all__ = [
     "scores_by_table_format",
     "scores_by_template",
     "select_scores",
-    "verbosity_recall_correlation",
+    "verbosity_correlation",
     "write_report",
 ]

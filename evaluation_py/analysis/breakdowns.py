@@ -1,10 +1,13 @@
 """Score breakdowns behind the paper's tables and figures (tidy DataFrames).
 
-Every function returns one row per group with ``model_name``, ``mode``, the group
-keys, the mean ``precision``, ``recall``, ``f1``, ``cc``, ``n`` (the predictions
-scored: the rows the means are over) and ``n_left_out`` (the predictions paper mode
-left out, 0 in strict mode), as in ``eval_summary``. By default each model
-contributes its primary table format only (see :func:`selection.select_scores`).
+Every function reads long scores (``eval_scores``: one row per prediction, scoring mode
+and metric) and returns one row per group and metric with ``model_name``,
+``inference_mode``, ``scoring_mode``, the group keys, ``metric``, the mean ``value``,
+``n`` (the predictions scored: the rows the mean is over) and ``n_left_out`` (the
+predictions paper mode left out, 0 in strict mode), as in ``eval_summary``; any
+registered metric comes through. The means are :func:`evaluation_py.scoring.mean_scores`.
+By default each model contributes its primary table format only (see
+:func:`selection.select_scores`).
 """
 
 from __future__ import annotations
@@ -15,17 +18,19 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
+from evaluation_py.scoring import mean_scores
+
 from .coerce import to_flag, to_number
-from .schema import AGGREGATION_TYPES, METRICS, QUESTION_BREAKDOWN_PROPERTIES, aggregation_type_column
-from .selection import PRIMARY, mean_metrics, models_under_test, select_scores
+from .schema import AGGREGATION_TYPES, QUESTION_BREAKDOWN_PROPERTIES, aggregation_type_column
+from .selection import PRIMARY, models_under_test, select_scores
 
-BASE_KEYS = ["model_name", "mode"]
-COUNTS = ["n", "n_left_out"]
+BASE_KEYS = ["model_name", "inference_mode", "scoring_mode"]
+MEAN = ["metric", "value", "n", "n_left_out"]
 
 
-def _select(scores, mode, table_format):
-    # Left-out rows stay in: mean_metrics counts them in n_left_out and nowhere else.
-    return select_scores(scores, mode, table_format, exclude_left_out=False)
+def _select(scores, scoring_mode, table_format):
+    # Left-out rows stay in: mean_scores counts them in n_left_out and nowhere else.
+    return select_scores(scores, scoring_mode, table_format, exclude_left_out=False)
 
 
 def _question_values(sel: pd.DataFrame, questions: pd.DataFrame | None, col: str) -> pd.Series | None:
@@ -67,35 +72,35 @@ class _QuestionLookup:
         return np.where(self.pos >= 0, f[np.clip(self.pos, 0, None)], False)
 
 
-def overall_scores(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
-    """Mean metrics per model and mode (the 'Average' columns of Table IV)."""
-    return mean_metrics(_select(scores, mode, table_format), BASE_KEYS)
+def overall_scores(scores: pd.DataFrame, scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Mean of each metric per model and mode (the 'Average' columns of Table IV)."""
+    return mean_scores(_select(scores, scoring_mode, table_format), BASE_KEYS)
 
 
 def scores_by_template(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
-                       mode=None, table_format=PRIMARY) -> pd.DataFrame:
+                       scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 39: per model x synthetic question template (``template_id`` 1..15)."""
-    df = _select(scores, mode, table_format)
+    df = _select(scores, scoring_mode, table_format)
     tid = _question_values(df, questions, "template_id")
     if tid is None:
-        return pd.DataFrame(columns=[*BASE_KEYS, "template_id", *METRICS, *COUNTS])
+        return pd.DataFrame(columns=[*BASE_KEYS, "template_id", *MEAN])
     tid = pd.Series(to_number(tid), index=df.index)
     keep = tid.notna().to_numpy()
     df = df.loc[keep].assign(template_id=tid[keep].astype("int64"))
-    out = mean_metrics(df, [*BASE_KEYS, "template_id"])
+    out = mean_scores(df, [*BASE_KEYS, "template_id"])
     out["template_id"] = out["template_id"].astype("int64")
     return out
 
 
 def scores_by_question_property(scores: pd.DataFrame, questions: pd.DataFrame,
                                 properties: Sequence[str] | None = None,
-                                mode=None, table_format=PRIMARY) -> pd.DataFrame:
+                                scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 9(a): per model x question property, over the questions where it holds.
 
     Numeric properties (e.g. ``rank_report_top``) count as holding when set and > 0.
     A question counts under every property it has."""
     props = list(properties) if properties is not None else list(QUESTION_BREAKDOWN_PROPERTIES)
-    sel = _select(scores, mode, table_format)
+    sel = _select(scores, scoring_mode, table_format)
     look = _QuestionLookup(sel, questions)
     parts = []
     for p in props:
@@ -105,18 +110,18 @@ def scores_by_question_property(scores: pd.DataFrame, questions: pd.DataFrame,
         sub = sel[flags]
         if sub.empty:
             continue
-        parts.append(mean_metrics(sub, BASE_KEYS).assign(property=p))
-    cols = [*BASE_KEYS, "property", *METRICS, *COUNTS]
+        parts.append(mean_scores(sub, BASE_KEYS).assign(property=p))
+    cols = [*BASE_KEYS, "property", *MEAN]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]
 
 
 def scores_by_aggregation_type(scores: pd.DataFrame, questions: pd.DataFrame,
-                               mode=None, table_format=PRIMARY) -> pd.DataFrame:
+                               scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 9(b): per model x aggregation type (min, max, sum, avg, count)."""
     cols = {a: aggregation_type_column(a) for a in AGGREGATION_TYPES}
-    sel = _select(scores, mode, table_format)
+    sel = _select(scores, scoring_mode, table_format)
     look = _QuestionLookup(sel, questions)
     parts = []
     for agg, c in cols.items():
@@ -125,53 +130,66 @@ def scores_by_aggregation_type(scores: pd.DataFrame, questions: pd.DataFrame,
             continue
         sub = sel[flags]
         if not sub.empty:
-            parts.append(mean_metrics(sub, BASE_KEYS).assign(aggregation_type=agg))
-    out_cols = [*BASE_KEYS, "aggregation_type", *METRICS, *COUNTS]
+            parts.append(mean_scores(sub, BASE_KEYS).assign(aggregation_type=agg))
+    out_cols = [*BASE_KEYS, "aggregation_type", *MEAN]
     if not parts:
         return pd.DataFrame(columns=out_cols)
     return pd.concat(parts, ignore_index=True)[out_cols]
 
 
-def scores_by_table_format(scores: pd.DataFrame, mode=None) -> pd.DataFrame:
-    """Table V: per model x table format (all formats), with the F1 difference to the
-    model's HTML result (``f1_minus_html``, NaN without HTML rows)."""
-    sel = _select(scores, mode, None)
-    out = mean_metrics(sel, [*BASE_KEYS, "table_format"])
-    html = out[out["table_format"] == "html"].set_index(BASE_KEYS)["f1"]
-    key = pd.MultiIndex.from_frame(out[BASE_KEYS])
-    out["f1_minus_html"] = out["f1"].to_numpy() - html.reindex(key).to_numpy()
-    return out
+def scores_by_table_format(scores: pd.DataFrame, scoring_mode=None) -> pd.DataFrame:
+    """Table V: per model x table format (all formats), with the difference of each metric to the
+    model's HTML result (``value_minus_html``, NaN without HTML rows)."""
+    sel = _select(scores, scoring_mode, None)
+    out = mean_scores(sel, [*BASE_KEYS, "table_format"])
+    keys = [*BASE_KEYS, "metric"]
+    html = out[out["table_format"] == "html"].set_index(keys)["value"]
+    key = pd.MultiIndex.from_frame(out[keys])
+    out["value_minus_html"] = out["value"].to_numpy() - html.reindex(key).to_numpy()
+    return out[[*BASE_KEYS, "table_format", *MEAN, "value_minus_html"]]
 
 
-def answer_verbosity(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
-    """Figure 38: per model, mean number of values given vs expected, with recall.
+VERBOSITY_COLUMNS = [*BASE_KEYS, "backend", "mean_values_given", "mean_values_expected", "verbosity_ratio", *MEAN]
+
+
+def answer_verbosity(scores: pd.DataFrame, scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Figure 38: per model, mean number of values given vs expected, with each metric.
 
     ``n_values_given`` and ``n_values_expected`` of a prediction must count values the
     same way (``eval_scores`` counts distinct normalised values on both sides), so that
     an answer equal to the ground truth has ``verbosity_ratio`` = mean given / mean
-    expected = 1. ``backend`` lets fits across models leave the oracle out."""
-    sel = _select(scores, mode, table_format)
-    cols = [*BASE_KEYS, "backend", "mean_values_given", "mean_values_expected", "verbosity_ratio", *METRICS, *COUNTS]
+    expected = 1. The counts are averaged over the same predictions as the metrics.
+    ``backend`` lets fits across models leave the oracle out."""
+    sel = _select(scores, scoring_mode, table_format)
     if sel.empty:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=VERBOSITY_COLUMNS)
     if "backend" not in sel.columns:
         sel = sel.assign(backend=None)
-    out = mean_metrics(sel, BASE_KEYS, [*METRICS, "n_values_given", "n_values_expected"])
-    out = out.rename(columns={"n_values_given": "mean_values_given", "n_values_expected": "mean_values_expected"})
+    # One row per prediction (every metric has the same ones): the two counts as long scores of their own.
+    one = sel[sel["metric"] == sel["metric"].iloc[0]]
+    counts = pd.concat([one.assign(metric=c, value=one[c].astype("float64")) for c in
+                        ("n_values_given", "n_values_expected")], ignore_index=True)
+    means = mean_scores(counts, BASE_KEYS).set_index([*BASE_KEYS, "metric"])["value"].unstack("metric")
+    out = mean_scores(sel, BASE_KEYS)
+    key = pd.MultiIndex.from_frame(out[BASE_KEYS])
+    out["mean_values_given"] = means["n_values_given"].reindex(key).to_numpy()
+    out["mean_values_expected"] = means["n_values_expected"].reindex(key).to_numpy()
     backend = sel.groupby(BASE_KEYS, observed=True, sort=True)["backend"].first()
-    out["backend"] = backend.reindex(pd.MultiIndex.from_frame(out[BASE_KEYS])).to_numpy()
+    out["backend"] = backend.reindex(key).to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):
         out["verbosity_ratio"] = out["mean_values_given"] / out["mean_values_expected"]
-    return out[cols]
+    return out[VERBOSITY_COLUMNS]
 
 
-def verbosity_recall_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
-    """Across the models under test (the oracle left out), per mode: Pearson and
-    Spearman correlation of mean values given with recall (RQ8). NaN (with
-    ``n_models`` < 3) when not computable."""
+def verbosity_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
+    """Across the models under test (the oracle left out), per inference mode, scoring mode and
+    metric: Pearson and Spearman correlation of mean values given with the metric (RQ8 reads
+    recall). NaN (with ``n_models`` < 3) when not computable."""
+    keys = ["inference_mode", "scoring_mode", "metric"]
+    cols = [*keys, "n_models", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"]
     rows = []
-    for mode, sub in models_under_test(verbosity).groupby("mode", sort=True):
-        x, y = sub["mean_values_given"].to_numpy(float), sub["recall"].to_numpy(float)
+    for group, sub in models_under_test(verbosity).groupby(keys, sort=True):
+        x, y = sub["mean_values_given"].to_numpy(float), sub["value"].to_numpy(float)
         ok = np.isfinite(x) & np.isfinite(y)
         x, y = x[ok], y[ok]
         if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
@@ -179,11 +197,11 @@ def verbosity_recall_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
             sr, sp = _sps.spearmanr(x, y)
         else:
             pr = pp = sr = sp = np.nan
-        rows.append({"mode": mode, "n_models": int(len(x)), "pearson_r": float(pr), "pearson_p": float(pp),
-                     "spearman_rho": float(sr), "spearman_p": float(sp)})
-    return pd.DataFrame(rows, columns=["mode", "n_models", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"])
+        rows.append({**dict(zip(keys, group)), "n_models": int(len(x)), "pearson_r": float(pr),
+                     "pearson_p": float(pp), "spearman_rho": float(sr), "spearman_p": float(sp)})
+    return pd.DataFrame(rows, columns=cols)
 
 
-def scores_by_source_dataset(scores: pd.DataFrame, mode=None, table_format=PRIMARY) -> pd.DataFrame:
+def scores_by_source_dataset(scores: pd.DataFrame, scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Table IV layout: per model x source x dataset."""
-    return mean_metrics(_select(scores, mode, table_format), [*BASE_KEYS, "source", "dataset"])
+    return mean_scores(_select(scores, scoring_mode, table_format), [*BASE_KEYS, "source", "dataset"])

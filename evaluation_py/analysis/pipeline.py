@@ -18,7 +18,7 @@ from .selection import model_order
 
 
 def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataFrame, out_dir,
-                 build_info: Mapping | None = None, mode: str = "strict", include_logit: bool = False,
+                 build_info: Mapping | None = None, scoring_mode: str = "strict", include_logit: bool = False,
                  timings: dict | None = None) -> dict:
     """Compute every frame, write every figure and ``index.html`` under ``out_dir`` (the
     figures and tables of the dbt build's report).
@@ -34,7 +34,7 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
         return r
 
     out = Path(out_dir)
-    order = step("model_order", model_order, scores, mode=mode)
+    order = step("model_order", model_order, scores, scoring_mode=scoring_mode)
     frames = {
         "overall": step("overall", bd.overall_scores, scores),
         "by_source_dataset": step("by_source_dataset", bd.scores_by_source_dataset, scores),
@@ -44,7 +44,7 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
         "by_aggregation_type": step("by_aggregation_type", bd.scores_by_aggregation_type, scores, questions),
         "verbosity": step("verbosity", bd.answer_verbosity, scores),
     }
-    frames["verbosity_correlation"] = bd.verbosity_recall_correlation(frames["verbosity"])
+    frames["verbosity_correlation"] = bd.verbosity_correlation(frames["verbosity"])
     frames["composition"] = step("composition", benchmark_composition, tables, questions,
                                  include_question_properties=True)
     frames["regression"] = step("regression", property_regressions, scores, tables, questions,
@@ -53,10 +53,11 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
         frames[f"regression_{kind}"] = frames["regression"][frames["regression"]["property_kind"] == kind]
 
     t0 = time.perf_counter()
-    figs = write_figures(frames, scores, out / "figures", mode)
+    figs = write_figures(frames, scores, out / "figures", scoring_mode)
     t["plots"] = t.get("plots", 0.0) + time.perf_counter() - t0
     shown = report_tables(frames)
-    shown["verbosity and recall across models"] = (frames["verbosity_correlation"],
-                                                   "Correlation over the models under test (the oracle left out).")
+    shown["verbosity and the metrics across models"] = (
+        frames["verbosity_correlation"], "Correlation of mean values given with each metric over the models under "
+                                         "test (the oracle left out); RQ8 reads recall.")
     report = step("report", write_report, out, shown, figs, dict(build_info or {}), models=models_evaluated(scores))
     return {"frames": frames, "plots": [p for p, _ in figs], "report": report, "model_order": order}

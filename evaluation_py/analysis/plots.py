@@ -48,13 +48,26 @@ def _save(fig: Figure, out_dir, filename: str) -> str:
     return str(path)
 
 
-def _pick_mode(df: pd.DataFrame, mode: str | None) -> pd.DataFrame:
-    if "mode" not in df.columns or df.empty:
+def _pick(df: pd.DataFrame, column: str, wanted: str | None) -> pd.DataFrame:
+    """The rows of ``df`` whose ``column`` is ``wanted``; the first value (sorted) when none is."""
+    if column not in df.columns or df.empty:
         return df
-    if mode is not None and (df["mode"] == mode).any():
-        return df[df["mode"] == mode]
-    first = sorted(df["mode"].astype(str).unique())[0]
-    return df[df["mode"] == first]
+    if wanted is not None and (df[column] == wanted).any():
+        return df[df[column] == wanted]
+    first = sorted(df[column].astype(str).unique())[0]
+    return df[df[column].astype(str) == first]
+
+
+def _pick_modes(df: pd.DataFrame, scoring_mode: str | None) -> pd.DataFrame:
+    """One scoring mode and one inference mode (``direct`` where present) of a breakdown."""
+    return _pick(_pick(df, "scoring_mode", scoring_mode), "inference_mode", "direct")
+
+
+def _metric_values(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """A long breakdown's rows of ``metric`` with the mean as column ``metric`` (a wide frame as it is)."""
+    if "metric" not in df.columns or metric in df.columns:
+        return df
+    return df[df["metric"] == metric].rename(columns={"value": metric})
 
 
 def _order_models(df: pd.DataFrame, model_order: Sequence[str] | None, value: str = "f1") -> list[str]:
@@ -62,6 +75,7 @@ def _order_models(df: pd.DataFrame, model_order: Sequence[str] | None, value: st
     if model_order is not None:
         ordered = [m for m in model_order if m in set(present)]
         return ordered + sorted(m for m in present if m not in set(ordered))
+    df = _metric_values(df, value)
     if value in df.columns:
         w = df["n"] if "n" in df.columns else pd.Series(1.0, index=df.index)
         tmp = df.assign(_w=w, _wv=df[value] * w)
@@ -80,15 +94,16 @@ def _placeholder(fig: Figure, title: str, text: str) -> None:
 
 def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, title: str,
             xlabel: str, model_order: Sequence[str] | None = None, column_order: Sequence | None = None,
-            column_labels: dict | None = None, mode: str | None = "strict") -> str:
-    """Models (rows, decreasing mean F1 from the top) x ``column`` heatmap of ``value``,
-    each cell printed with two decimals."""
-    df = _pick_mode(df, mode)
+            column_labels: dict | None = None, scoring_mode: str | None = "strict") -> str:
+    """Models (rows, decreasing mean F1 from the top) x ``column`` heatmap of metric ``value``
+    (any registered metric of a long breakdown), each cell printed with two decimals."""
+    df = _pick_modes(df, scoring_mode)
+    models = _order_models(df, model_order) if not df.empty else []
+    df = _metric_values(df, value)
     if df.empty or column not in df.columns or value not in df.columns:
         fig = _new_figure(7, 4)
         _placeholder(fig, title, "no data")
         return _save(fig, out_dir, filename)
-    models = _order_models(df, model_order)
     cols = list(column_order) if column_order is not None else sorted(pd.unique(df[column]).tolist())
     cols = [c for c in cols if c in set(df[column].tolist())]
     grid = (df.pivot_table(index="model_name", columns=column, values=value, aggfunc="mean")
@@ -117,32 +132,33 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     return _save(fig, out_dir, filename)
 
 
-def plot_template_heatmap(by_template: pd.DataFrame, out_dir, metric: str = "f1", mode: str = "strict",
+def plot_template_heatmap(by_template: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
                           model_order: Sequence[str] | None = None, filename: str | None = None) -> str:
     """Figure 39: model x synthetic question template."""
     return heatmap(by_template, "template_id", metric, out_dir, filename or f"heatmap_template_{metric}.png",
-                   f"{metric.upper()} by model and question template ({mode})", "question template",
-                   model_order=model_order, mode=mode)
+                   f"{metric.upper()} by model and question template ({scoring_mode})", "question template",
+                   model_order=model_order, scoring_mode=scoring_mode)
 
 
 def plot_question_property_heatmap(by_property: pd.DataFrame, out_dir, metric: str = "f1",
-                                   mode: str = "strict", model_order: Sequence[str] | None = None,
+                                   scoring_mode: str = "strict", model_order: Sequence[str] | None = None,
                                    filename: str | None = None) -> str:
     """Figure 9(a): model x question property."""
     order = [p for p in QUESTION_PROPERTY_LABELS if p in set(by_property.get("property", pd.Series()).tolist())]
     order += sorted(set(by_property.get("property", pd.Series()).tolist()) - set(order))
     return heatmap(by_property, "property", metric, out_dir, filename or f"heatmap_question_property_{metric}.png",
-                   f"{metric.upper()} by model and question property ({mode})", "question property",
+                   f"{metric.upper()} by model and question property ({scoring_mode})", "question property",
                    model_order=model_order, column_order=order, column_labels={p: property_label(p) for p in order},
-                   mode=mode)
+                   scoring_mode=scoring_mode)
 
 
-def plot_aggregation_type_heatmap(by_agg: pd.DataFrame, out_dir, metric: str = "f1", mode: str = "strict",
+def plot_aggregation_type_heatmap(by_agg: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
                                   model_order: Sequence[str] | None = None, filename: str | None = None) -> str:
     """Figure 9(b): model x aggregation type."""
     return heatmap(by_agg, "aggregation_type", metric, out_dir, filename or f"heatmap_aggregation_type_{metric}.png",
-                   f"{metric.upper()} by model and aggregation type ({mode})", "aggregation type",
-                   model_order=model_order, column_order=["min", "max", "sum", "avg", "count"], mode=mode)
+                   f"{metric.upper()} by model and aggregation type ({scoring_mode})", "aggregation type",
+                   model_order=model_order, column_order=["min", "max", "sum", "avg", "count"],
+                   scoring_mode=scoring_mode)
 
 
 def _coefficient_rows(regression: pd.DataFrame, metric: str, model_type: str) -> pd.DataFrame:
@@ -157,9 +173,9 @@ def plot_coefficients_by_model(regression: pd.DataFrame, out_dir, models: Sequen
     ``models`` names it and it has rows) and each model under test. Point and clustered
     95% CI per property; filled when significant (BH-adjusted p < 0.05), hollow when not;
     a property a fit could not estimate is left blank in that panel."""
-    from .regression import MODEL_TYPES
+    from .regression import model_type_of
 
-    model_type = model_type or MODEL_TYPES.get(metric, "ols")
+    model_type = model_type or model_type_of(metric)
     df = _coefficient_rows(regression, metric, model_type)
     fits = [m for m in models if m in set(df["model_name"])]
     name = filename or f"coefficients_{metric}_by_model.png"
@@ -216,12 +232,13 @@ def plot_coefficients_by_model(regression: pd.DataFrame, out_dir, models: Sequen
     return _save(fig, out_dir, name)
 
 
-def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, mode: str = "strict",
-                          model_order: Sequence[str] | None = None, filename: str = "verbosity_recall.png") -> str:
-    """Figure 38: one point per model, mean values given (x) vs recall (y), labelled;
-    dashed line at the mean number of expected values."""
-    df = _pick_mode(verbosity, mode)
-    title = f"Recall vs verbosity ({mode})"
+def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, scoring_mode: str = "strict",
+                          model_order: Sequence[str] | None = None, filename: str = "verbosity_recall.png",
+                          metric: str = "recall") -> str:
+    """Figure 38: one point per model, mean values given (x) vs recall (y; or another ``metric``),
+    labelled; dashed line at the mean number of expected values."""
+    df = _metric_values(_pick_modes(verbosity, scoring_mode), metric)
+    title = f"{metric.capitalize()} vs verbosity ({scoring_mode})"
     fig = _new_figure(7.5, 5.5)
     if df.empty:
         _placeholder(fig, title, "no data")
@@ -229,7 +246,7 @@ def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, mode: str = "strict"
     models = _order_models(df, model_order)
     df = df.set_index("model_name").reindex(models)
     ax = fig.add_subplot(1, 1, 1)
-    x, y = df["mean_values_given"].to_numpy(float), df["recall"].to_numpy(float)
+    x, y = df["mean_values_given"].to_numpy(float), df[metric].to_numpy(float)
     oracle = (df["backend"] == ORACLE_BACKEND).fillna(False).to_numpy(bool) if "backend" in df.columns \
         else np.zeros(len(df), dtype=bool)
     ax.scatter(x[~oracle], y[~oracle], color="tab:blue", zorder=3, label="model under test")
@@ -243,7 +260,7 @@ def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, mode: str = "strict"
         ax.axvline(exp, color="grey", linestyle="--", linewidth=1, label=f"mean values expected ({exp:.2f})")
     ax.legend(fontsize=8, loc="best")
     ax.set_xlabel("mean number of distinct values in the answer")
-    ax.set_ylabel("mean recall")
+    ax.set_ylabel(f"mean {metric}")
     ax.set_title(title)
     ax.grid(alpha=0.3)
     fig.tight_layout()

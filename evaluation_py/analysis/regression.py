@@ -1,9 +1,10 @@
-"""RQ5 / RQ6: effect of table or question properties on per-question F1 and CC.
+"""RQ5 / RQ6: effect of table or question properties on every registered metric of a question.
 
 One fit per model under test (and one pooled over them with fixed effects per
-model condition), OLS on F1 and a linear probability model (OLS) on CC with the
-same design, so CC coefficients read as changes in the probability of a completely
-correct answer. Standard errors are clustered by ``table_id``; p-values are
+model condition), per metric of :mod:`evaluation_py.metrics`: OLS on a graded metric
+(precision, recall, F1) and a linear probability model (OLS) on a binary one (CC),
+all on the same design, so CC coefficients read as changes in the probability of a
+completely correct answer. Standard errors are clustered by ``table_id``; p-values are
 Benjamini-Hochberg adjusted across the properties of one fit. See
 :mod:`evaluation_py.analysis.design` for which properties enter the design.
 
@@ -23,6 +24,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from evaluation_py import metrics as metric_registry
 
 from .coerce import to_number
 from .design import build_design, question_property_values, table_property_values
@@ -53,8 +56,17 @@ REGRESSION_COLUMNS: list[str] = [
     "note",
 ]
 
-MODEL_TYPES = {"f1": "ols", "cc": "linear_probability_ols", "logit": "logit"}
-DEFAULT_METRIC_MODES: dict[str, str] = {"f1": "strict", "cc": "strict"}
+LOGIT = "logit"
+
+
+def model_type_of(metric: str) -> str:
+    """ols for a graded metric, linear_probability_ols for a binary one (a registered metric's ``binary``)."""
+    return "linear_probability_ols" if metric_registry.is_binary(metric) else "ols"
+
+
+def default_metric_modes() -> dict[str, str]:
+    """Every registered metric, on strict scores."""
+    return {m: "strict" for m in metric_registry.names()}
 
 
 NO_COUNTS = {"n": 0, "n_left_out": 0, "n_questions": 0, "n_tables": 0}
@@ -189,7 +201,7 @@ def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
         note = f"design failed: {type(exc).__name__}: {exc}"
         for metric in metrics:
             _warn_failure(model, metric, props, note)
-            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, counts)
+            rows += _empty_rows(model, metric, model_type_of(metric), props, note, counts)
         return rows
     few: dict[str, int] = {}
     if ctx["kind"] == "table":
@@ -206,11 +218,12 @@ def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
         note = f"fit failed: {type(exc).__name__}: {exc}"
         for metric in metrics:
             _warn_failure(model, metric, design.properties, note)
-            rows += _empty_rows(model, metric, MODEL_TYPES[metric], props, note, counts, design.dropped)
+            rows += _empty_rows(model, metric, model_type_of(metric), props, note, counts, design.dropped)
         return rows
     for metric in metrics:
         y = ys[metric]
-        types = [MODEL_TYPES[metric], *([MODEL_TYPES["logit"]] if include_logit and metric == "cc" else [])]
+        logit = include_logit and metric_registry.is_binary(metric)
+        types = [model_type_of(metric), *([LOGIT] if logit else [])]
         degenerate = _degenerate_outcome(y, fe_codes)
         if degenerate is not None:
             # Estimates of a zero-residual fit are rounding noise (1e-15 with p = 1e-46): none shown.
@@ -220,19 +233,47 @@ def _fit(model, sel_idx, ctx, metrics, alpha, include_logit, fe):
                 rows += _empty_rows(model, metric, model_type, props, None, counts, dropped)
             continue
         f = fits[metric]
-        rows += _rows_for_fit(model, metric, MODEL_TYPES[metric], design,
+        rows += _rows_for_fit(model, metric, model_type_of(metric), design,
                               (f.coef, f.std_err, f.std_err_clustered, f.p_value_clustered, f.ci_low, f.ci_high),
                               counts, alpha, ctx["notes"], few)
         if len(types) > 1:
             try:
                 est = _fit_logit(design.X, y, tcodes, alpha)
-                rows += _rows_for_fit(model, "cc", MODEL_TYPES["logit"], design, est, counts,
+                rows += _rows_for_fit(model, metric, LOGIT, design, est, counts,
                                       alpha, ctx["notes"], few)
             except Exception as exc:  # noqa: BLE001
                 note = f"logit not estimated: {type(exc).__name__}: {exc}"
-                _warn_failure(model, "cc (logit)", design.properties, note)
-                rows += _empty_rows(model, "cc", MODEL_TYPES["logit"], props, note, counts, design.dropped)
+                _warn_failure(model, f"{metric} (logit)", design.properties, note)
+                rows += _empty_rows(model, metric, LOGIT, props, note, counts, design.dropped)
     return rows
+
+
+def _outcomes(long: pd.DataFrame, metrics: list[str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """The predictions of long scores (the rows of the first metric) and each metric's values
+    aligned to them, by ``cache_key`` (or model, condition and question where there is none)."""
+    if long.empty or "metric" not in long.columns:
+        return long, {m: np.zeros(0) for m in metrics}
+    keys = ["cache_key"] if "cache_key" in long.columns else \
+        [c for c in ("model_name", "backend", "table_format", "inference_mode", "question_id") if c in long.columns]
+    # integer codes, not string indexes: a long frame has a row per prediction and metric
+    pred = (pd.factorize(long[keys[0]])[0] if len(keys) == 1 else
+            long.groupby(keys, sort=False, dropna=False).ngroup().to_numpy())
+    metric_codes, metric_names = pd.factorize(long["metric"])
+    code_of = {m: i for i, m in enumerate(metric_names)}
+    values = to_number(long["value"])
+    rows = {m: np.flatnonzero(metric_codes == code_of[m]) if m in code_of else np.zeros(0, dtype=np.int64)
+            for m in metrics}
+    base_rows = rows[metrics[0]]
+    base_pred = pred[base_rows]
+    if len(np.unique(base_pred)) < len(base_pred):
+        raise ValueError(f"scores: a prediction has more than one {metrics[0]!r} row in one scoring mode")
+    ys = {metrics[0]: values[base_rows]}
+    for m in metrics[1:]:
+        at = np.full(int(pred.max()) + 1, -1, dtype=np.int64)
+        at[pred[rows[m]]] = rows[m]
+        pos = at[base_pred]
+        ys[m] = np.where(pos >= 0, values[np.clip(pos, 0, None)], np.nan)
+    return long.iloc[base_rows], ys
 
 
 def property_regression(
@@ -248,13 +289,14 @@ def property_regression(
     include_logit: bool = False,
     alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Regress per-question F1 (OLS) and CC (linear probability model) on properties.
+    """Regress each metric of a question (OLS; a linear probability model for a binary one) on properties.
 
     Parameters
     ----------
-    scores, tables, questions: the inputs described in the module docs.
-    metric_modes: metric ('f1' | 'cc') -> scoring mode of the rows it uses
-        (default strict for both). In paper mode left-out rows are excluded.
+    scores, tables, questions: the inputs described in the module docs; ``scores`` long
+        (``eval_scores``: one row per prediction, scoring mode and metric).
+    metric_modes: registered metric -> scoring mode of the rows it uses (default: every
+        registered metric, strict). In paper mode left-out rows are excluded.
     properties: the candidate properties (default: the 23 table properties, or for
         ``kind='question'`` the keys of ``QUESTION_REGRESSION_PROPERTIES``).
     kind: 'table' (properties of the question's table) or 'question'.
@@ -265,17 +307,17 @@ def property_regression(
         or None (all formats; fixed effects per (backend, table_format) condition).
     pooled: also fit the models under test together (model_name ``__pooled__``) with
         fixed effects per model condition, when there are at least two of them.
-    include_logit: also fit CC with a logit (model_type 'logit', log-odds), where it
-        converges; otherwise rows with a note.
+    include_logit: also fit each binary metric (CC) with a logit (model_type 'logit',
+        log-odds), where it converges; otherwise rows with a note.
 
     Returns a DataFrame with ``REGRESSION_COLUMNS``; never raises for data problems.
     """
     if kind not in ("table", "question"):
         raise ValueError("kind must be 'table' or 'question'")
-    metric_modes = dict(metric_modes or DEFAULT_METRIC_MODES)
-    bad = [m for m in metric_modes if m not in ("f1", "cc")]
+    metric_modes = dict(metric_modes or default_metric_modes())
+    bad = [m for m in metric_modes if m not in metric_registry.names()]
     if bad:
-        raise ValueError(f"unsupported metrics {bad}: use 'f1' and/or 'cc'")
+        raise ValueError(f"unknown metrics {bad}: registered are {', '.join(metric_registry.names())}")
 
     notes: dict[str, str] = {}
     if kind == "table":
@@ -293,6 +335,10 @@ def property_regression(
     names = [c for c in candidates if c in vals.columns]
     vals = vals[names]
 
+    # only the columns a fit reads: every row filter below copies what it keeps
+    scores = scores[[c for c in ("cache_key", "model_name", "backend", "table_format", "inference_mode",
+                                 "scoring_mode", "question_id", "table_id", "metric", "value", "left_out")
+                     if c in scores.columns]]
     oracle = is_oracle(scores)
     oracle_names = set(scores.loc[oracle, "model_name"].astype(str)) if oracle.any() else set()
     if oracle_names:
@@ -309,27 +355,34 @@ def property_regression(
         by_mode.setdefault(mode, []).append(metric)
 
     for mode, metrics in by_mode.items():
-        sel = select_scores(scores, mode=mode, table_format=table_format, exclude_left_out=False) \
-            if len(scores) else scores
+        long = select_scores(scores, scoring_mode=mode, table_format=table_format, exclude_left_out=False,
+                             metric=metrics) if len(scores) else scores
+        sel, ys = _outcomes(long, metrics)
         lo = left_out_mask(sel)
         n_left_out = sel.loc[lo].groupby("model_name").size().to_dict() if lo.any() else {}
         n_left_out[POOLED] = int(lo.sum())
         sel = sel.loc[~lo]
+        ys = {m: y[~lo] for m, y in ys.items()}
         if len(sel):
             pos = vals.index.get_indexer(sel[key])
             ok = pos >= 0
             for m in metrics:
-                ok &= np.isfinite(to_number(sel[m]))
+                ok &= np.isfinite(ys[m])
             n_lost = int((~ok).sum())
             if n_lost:
                 log.info("property regression (%s): %d %s-mode rows without %s properties or metric ignored",
                          kind, n_lost, mode, kind)
             sel, pos = sel.loc[ok], pos[ok]
+            ys = {m: y[ok] for m, y in ys.items()}
         else:
             pos = np.zeros(0, dtype=int)
         model_codes, model_names = _codes(sel, ["model_name"])
-        cond_codes, cond_labels = _codes(sel, ["model_name", "backend", "table_format"])
-        within_codes, within_labels = _codes(sel, ["backend", "table_format"])
+        # A model condition; the inference mode joins it only where it varies (a constant adds no level).
+        condition = ["backend", "table_format"]
+        if "inference_mode" in sel.columns and sel["inference_mode"].nunique() > 1:
+            condition.append("inference_mode")
+        cond_codes, cond_labels = _codes(sel, ["model_name", *condition])
+        within_codes, within_labels = _codes(sel, condition)
         ctx = {
             "kind": kind,
             "candidates": candidates,
@@ -339,7 +392,7 @@ def property_regression(
             "values": vals.to_numpy(dtype=float)[pos] if len(sel) else np.zeros((0, len(names))),
             "table_codes": pd.factorize(sel["table_id"])[0] if len(sel) else np.zeros(0, dtype=int),
             "question_codes": pd.factorize(sel["question_id"])[0] if len(sel) else np.zeros(0, dtype=int),
-            "y": {m: to_number(sel[m]) for m in metrics},
+            "y": ys,
             "n_left_out": n_left_out,
         }
         order = np.argsort(model_codes, kind="stable")
@@ -353,9 +406,9 @@ def property_regression(
                 counts = {**NO_COUNTS, "n_left_out": int(n_left_out.get(model, 0))}
                 for metric in metrics:
                     _warn_failure(model, metric, candidates, note)
-                    out += _empty_rows(model, metric, MODEL_TYPES[metric], candidates, note, counts)
-                    if include_logit and metric == "cc":
-                        out += _empty_rows(model, "cc", MODEL_TYPES["logit"], candidates, note, counts)
+                    out += _empty_rows(model, metric, model_type_of(metric), candidates, note, counts)
+                    if include_logit and metric_registry.is_binary(metric):
+                        out += _empty_rows(model, metric, LOGIT, candidates, note, counts)
                 continue
             out += _fit(model, idx, ctx, metrics, alpha, include_logit, (within_codes, within_labels))
         # Pooled over one model would repeat its fit; the report and the yml say it is absent.

@@ -11,6 +11,8 @@ from typing import Mapping
 
 import pandas as pd
 
+from evaluation_py import metrics as metric_registry
+
 from . import plots
 from .report import write_report
 from .schema import POOLED, property_label
@@ -27,8 +29,10 @@ def models_evaluated(scores: pd.DataFrame) -> pd.DataFrame:
     if scores.empty:
         return pd.DataFrame(columns=cols)
     keys = [c for c in ("model_name", "backend", "model", "table_format") if c in scores.columns]
-    # Every prediction has one row per scoring mode: count it once.
-    one_mode = scores[scores["mode"] == "strict"] if "mode" in scores.columns else scores
+    # Every prediction has one row per scoring mode and metric: count it once.
+    if "metric" in scores.columns:
+        scores = scores[scores["metric"] == scores["metric"].iloc[0]]
+    one_mode = scores[scores["scoring_mode"] == "strict"] if "scoring_mode" in scores.columns else scores
     out = one_mode.groupby(keys, dropna=False, sort=True).size().rename("predictions").reset_index()
     lo = scores[left_out_mask(scores)].groupby(keys, dropna=False).size().rename("n_left_out_paper").reset_index()
     out = out.merge(lo, on=keys, how="left")
@@ -51,11 +55,13 @@ def _fits_note(regression: pd.DataFrame, kind: str) -> str:
     return head + ORACLE_NOTE
 
 
-def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_dir, mode: str = "strict") -> list[tuple[str, str]]:
+def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_dir,
+                  scoring_mode: str = "strict") -> list[tuple[str, str]]:
     """Every figure of the report as (path, caption). ``frames``: by_template,
     by_question_property, by_aggregation_type, verbosity, regression (both kinds,
     ``property_kind`` column) and composition."""
-    order = model_order(scores, mode=mode) if len(scores) else []
+    mode = scoring_mode
+    order = model_order(scores, scoring_mode=mode) if len(scores) else []
     under_test = [m for m in order if m not in set(scores.loc[is_oracle(scores), "model_name"])]
     regression = frames["regression"]
     fits = [POOLED, *under_test]
@@ -111,6 +117,23 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
     return figs
 
 
+def metrics_as_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """A long breakdown shown wide: one column per metric (``value_minus_html`` as METRIC_minus_html),
+    the other columns as they are; a frame without ``metric`` as it is."""
+    if "metric" not in df.columns or "value" not in df.columns or df.empty:
+        return df
+    per_metric = [c for c in ("value", "value_minus_html") if c in df.columns]
+    keys = [c for c in df.columns if c not in ("metric", *per_metric)]
+    # NULL keys (e.g. the backend of an old frame) would vanish from the index: shown empty instead
+    index = df[keys].astype(object).where(df[keys].notna(), "")
+    present = set(df["metric"])
+    metric_order = [m for m in metric_registry.names() if m in present] + sorted(present - set(metric_registry.names()))
+    wide = pd.concat([index, df[["metric", *per_metric]]], axis=1).set_index([*keys, "metric"]).unstack("metric")
+    wide.columns = [m if c == "value" else c.replace("value", m) for c, m in wide.columns]
+    ordered = [m if c == "value" else c.replace("value", m) for c in per_metric for m in metric_order]
+    return wide.reset_index()[[*keys, *ordered]]
+
+
 def _readable(df: pd.DataFrame, column: str = "property") -> pd.DataFrame:
     return df.assign(**{column: df[column].map(property_label)}) if column in df.columns else df
 
@@ -128,19 +151,22 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
     if "level" in overall.columns:  # eval_summary: every level; the report shows the overall one
         overall = overall[overall["level"] == "overall"].drop(
             columns=[c for c in ("level", "source", "dataset", "template_id") if c in overall.columns])
-    counts = "n: predictions scored (the means are over them); n_left_out: predictions paper mode left out."
+    counts = ("n: predictions scored (the means are over them); n_left_out: predictions paper mode left out. "
+              "One column per registered metric.")
+    wide = metrics_as_columns
     shown: dict[str, tuple[pd.DataFrame, str]] = {
-        "overall scores": (overall, "Mean scores per model, table format and scoring mode over all questions. "
-                                    + counts),
-        "scores by table format": (frames["by_table_format"], "Per model and table format (the paper's Table V); "
-                                   "f1_minus_html: F1 difference to the model's HTML result. " + counts),
-        "scores by source and dataset": (frames["by_source_dataset"], "Each model on its primary table format. "
-                                         + counts),
-        "answer verbosity": (frames["verbosity"], "Mean distinct values given and expected per model; "
+        "overall scores": (wide(overall), "Mean scores per model, table format, inference mode and scoring mode "
+                                          "over all questions. " + counts),
+        "scores by table format": (wide(frames["by_table_format"]), "Per model and table format (the paper's "
+                                   "Table V); METRIC_minus_html: the metric's difference to the model's HTML "
+                                   "result. " + counts),
+        "scores by source and dataset": (wide(frames["by_source_dataset"]), "Each model on its primary table "
+                                         "format. " + counts),
+        "answer verbosity": (wide(frames["verbosity"]), "Mean distinct values given and expected per model; "
                              "verbosity_ratio = given / expected (exactly 1 for the oracle). " + counts),
-        "scores by template": (frames["by_template"], "Synthetic questions per SQL template. " + counts),
-        "scores by question property": (_readable(frames["by_question_property"]), counts),
-        "scores by aggregation type": (frames["by_aggregation_type"], counts),
+        "scores by template": (wide(frames["by_template"]), "Synthetic questions per SQL template. " + counts),
+        "scores by question property": (wide(_readable(frames["by_question_property"])), counts),
+        "scores by aggregation type": (wide(frames["by_aggregation_type"]), counts),
         "benchmark composition": (_readable_composition(frames["composition"]),
                                   "Counts of tables and questions per facet; a property combination lists the "
                                   "main properties its tables have."),

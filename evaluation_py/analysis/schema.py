@@ -1,19 +1,17 @@
-"""Names shared by the analysis modules: property columns, their hierarchy, metrics.
+"""Names shared by the analysis modules: property columns and their hierarchy (metrics: evaluation_py.metrics).
 
 The table-property names follow ``docs/properties.md`` (23 booleans) and live in
-``evaluation_py.properties``.
+``generator_py.release.properties``.
 """
 
 from __future__ import annotations
 
-from evaluation_py.properties import (  # TABLE_PROPERTY_COLUMNS re-exported for the analysis modules
+from generator_py.release.properties import (  # TABLE_PROPERTY_COLUMNS re-exported for the analysis modules
     QUESTION_PROPERTIES,
     TABLE_PROPERTIES,
     TABLE_PROPERTY_COLUMNS,
     release_name_to_column,
 )
-
-METRICS: tuple[str, ...] = ("precision", "recall", "f1", "cc")
 
 POOLED: str = "__pooled__"
 

@@ -7,8 +7,10 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from .coerce import to_number
-from .schema import METRICS, ORACLE_BACKEND
+from evaluation_py.extraction import DEFAULT_INFERENCE_MODE
+from evaluation_py.scoring import mean_scores
+
+from .schema import ORACLE_BACKEND
 
 PRIMARY = "primary"
 
@@ -39,30 +41,41 @@ def primary_formats(scores: pd.DataFrame) -> dict[str, str]:
 
 def left_out_mask(df: pd.DataFrame) -> np.ndarray:
     """Rows a mean leaves out: ``left_out`` rows of paper mode (strict mode scores every row)."""
-    if "left_out" not in df.columns or "mode" not in df.columns:
+    if "left_out" not in df.columns or "scoring_mode" not in df.columns:
         return np.zeros(len(df), dtype=bool)
     lo = df["left_out"].fillna(False).astype(bool).to_numpy()
-    return lo & (df["mode"] == "paper").to_numpy()
+    return lo & (df["scoring_mode"] == "paper").to_numpy()
+
+
+def with_inference_mode(scores: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` with an ``inference_mode`` column (``direct`` where the frame has none)."""
+    if "inference_mode" in scores.columns:
+        return scores
+    return scores.assign(inference_mode=DEFAULT_INFERENCE_MODE)
 
 
 def select_scores(
     scores: pd.DataFrame,
-    mode: str | Iterable[str] | None = None,
+    scoring_mode: str | Iterable[str] | None = None,
     table_format: str | Iterable[str] | None = PRIMARY,
     exclude_left_out: bool = True,
+    metric: str | Iterable[str] | None = None,
 ) -> pd.DataFrame:
-    """Rows of ``scores`` that averages are taken over.
+    """Rows of long ``scores`` (one per prediction, scoring mode and metric) that averages are taken over.
 
-    ``mode``: one mode, several, or None for all. ``table_format``: 'primary' (per
-    model its primary format, see :func:`primary_formats`), a format name / list, or
+    ``scoring_mode``: one mode, several, or None for all; ``metric`` likewise. ``table_format``:
+    'primary' (per model its primary format, see :func:`primary_formats`), a format name / list, or
     None for every format. In paper mode, rows with ``left_out`` are excluded unless
-    ``exclude_left_out`` is false (then :func:`mean_metrics` counts them apart).
+    ``exclude_left_out`` is false (then :func:`evaluation_py.scoring.mean_scores` counts them apart).
     """
-    df = scores
+    df = with_inference_mode(scores)
     mask = np.ones(len(df), dtype=bool)
-    modes = _as_list(mode)
-    if modes is not None and "mode" in df.columns:
-        mask &= df["mode"].isin(modes).to_numpy()
+    modes = _as_list(scoring_mode)
+    if modes is not None and "scoring_mode" in df.columns:
+        mask &= df["scoring_mode"].isin(modes).to_numpy()
+    wanted = _as_list(metric)
+    if wanted is not None and "metric" in df.columns:
+        mask &= df["metric"].isin(wanted).to_numpy()
     if exclude_left_out:
         mask &= ~left_out_mask(df)
     if table_format is not None and "table_format" in df.columns:
@@ -88,47 +101,21 @@ def models_under_test(scores: pd.DataFrame) -> pd.DataFrame:
     return scores.loc[~is_oracle(scores)]
 
 
-def mean_metrics(df: pd.DataFrame, keys: list[str], metrics: Iterable[str] = METRICS) -> pd.DataFrame:
-    """Mean of each metric per group, over the predictions scored; groups sorted by ``keys``.
-
-    ``n`` is the number of predictions scored (the rows the means are over) and
-    ``n_left_out`` the number paper mode left out (always 0 in strict mode), the same
-    two counts as ``eval_summary``. ``df`` may hold left-out rows (see
-    :func:`select_scores` with ``exclude_left_out=False``); they enter only ``n_left_out``.
-    """
-    metrics = [m for m in metrics if m in df.columns]
-    if df.empty:
-        return pd.DataFrame(columns=[*keys, *metrics, "n", "n_left_out"])
-    lo = left_out_mask(df)
-    work = df[keys].copy()
-    for m in metrics:
-        work[m] = pd.Series(np.where(lo, np.nan, to_number(df[m])), index=df.index)
-    work["n"] = (~lo).astype("int64")
-    work["n_left_out"] = lo.astype("int64")
-    g = work.groupby(keys, observed=True, sort=True, dropna=False)
-    out = g[metrics].mean()
-    out[["n", "n_left_out"]] = g[["n", "n_left_out"]].sum()
-    out = out.reset_index()
-    out["n"] = out["n"].astype("int64")
-    out["n_left_out"] = out["n_left_out"].astype("int64")
-    return out
-
-
 def model_order(
     scores: pd.DataFrame,
-    mode: str = "strict",
+    scoring_mode: str = "strict",
     metric: str = "f1",
     table_format: str | None = PRIMARY,
 ) -> list[str]:
     """Model names by decreasing mean ``metric`` (ties by name): the order of every plot.
 
-    Falls back to all modes when ``mode`` has no rows. Models without any score row
-    are not listed."""
+    Falls back to all scoring modes when ``scoring_mode`` has no rows. Models without any
+    score row are not listed."""
     if scores.empty:
         return []
-    sel = select_scores(scores, mode=mode, table_format=table_format)
+    sel = select_scores(scores, scoring_mode=scoring_mode, table_format=table_format, metric=metric)
     if sel.empty:
-        sel = select_scores(scores, mode=None, table_format=table_format)
-    means = sel.groupby("model_name", observed=True)[metric].mean()
+        sel = select_scores(scores, scoring_mode=None, table_format=table_format, metric=metric)
+    means = mean_scores(sel, ["model_name"]).set_index("model_name")["value"]
     rows = sorted(means.items(), key=lambda kv: (-(kv[1] if np.isfinite(kv[1]) else -np.inf), str(kv[0])))
     return [str(m) for m, _ in rows]

@@ -75,16 +75,12 @@ _SHA_MEMO: dict[tuple[str, int, int], str] = {}
 
 
 def _file_sha256(path: Path) -> str:
-    import hashlib
+    from generator_py.build_config import file_digest
 
     st = path.stat()
-    memo = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    memo = (str(path.resolve()), st.st_size, st.st_mtime_ns)  # a GGUF file is large: hashed once per version
     if memo not in _SHA_MEMO:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        _SHA_MEMO[memo] = h.hexdigest()
+        _SHA_MEMO[memo] = file_digest(path)
     return _SHA_MEMO[memo]
 
 

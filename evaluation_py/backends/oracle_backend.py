@@ -15,7 +15,7 @@ from .base import Backend, Prediction, PredictionRequest, register
 def gt_to_answer(answer_gt: str) -> str:
     # Read the gt exactly as the scorer reads it (both modes share that reading), so that malformed
     # release gts such as `{148304} || 1{49616}` still give back the values the scorer expects.
-    from evaluation_py.normalize import gt_value_list
+    from generator_py.release.gt import gt_value_list
 
     return " || ".join(gt_value_list(answer_gt or "", lower=False, drop_zeros=False))
 

@@ -10,7 +10,6 @@ The cache key holds the file's content hash (`answer_identity`), so another file
 """
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any, Callable, Optional
 
 from generator_py.build_config import file_digest
 
+from ..jsonl import JsonlError, read_jsonl
 from .base import Backend, Prediction, PredictionRequest, register
 
 _UNSET = object()
@@ -41,40 +41,30 @@ def read_responses(path: str | Path) -> ResponsesFile:
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"replay backend: responses file {str(p)!r} does not exist")
-    opener = gzip.open if p.name.endswith(".gz") else open
     out = ResponsesFile(p)
     try:
-        with opener(p, "rt", encoding="utf-8") as f:
-            for lineno, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                where = f"{p}:{lineno}"
-                try:
-                    obj = json.loads(line)
-                except ValueError as e:
-                    raise ValueError(f"replay backend: {where}: malformed JSON ({e.msg})") from None
-                if not isinstance(obj, dict):
-                    raise ValueError(f"replay backend: {where}: expected a JSON object")
-                qid = obj.get("qap_id", obj.get("id"))
-                if qid is None or str(qid) == "":
-                    raise ValueError(f"replay backend: {where}: no 'qap_id' or 'id'")
-                if "response" not in obj:
-                    raise ValueError(f"replay backend: {where}: no 'response'")
-                resp = _text(obj["response"])
-                qid = str(qid)
-                if qid in out.responses:
-                    if out.responses[qid] != resp:
-                        raise ValueError(
-                            f"replay backend: {where}: id {qid!r} has another response on line {out.line_of[qid]}")
-                    out.repeated_lines += 1
-                    continue
-                out.responses[qid] = resp
-                out.line_of[qid] = lineno
-                for key, into in (("gt", out.gt), ("question", out.question)):
-                    if obj.get(key) is not None:
-                        into[qid] = _text(obj[key])
-    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as e:
-        raise ValueError(f"replay backend: cannot read {str(p)!r}: {e}") from None
+        for lineno, obj in read_jsonl(p):  # blank lines, BOM, gzip, bad JSON: evaluation_py.jsonl
+            where = f"{p}:{lineno}"
+            qid = obj.get("qap_id", obj.get("id"))
+            if qid is None or str(qid) == "":
+                raise ValueError(f"replay backend: {where}: no 'qap_id' or 'id'")
+            if "response" not in obj:
+                raise ValueError(f"replay backend: {where}: no 'response'")
+            resp = _text(obj["response"])
+            qid = str(qid)
+            if qid in out.responses:
+                if out.responses[qid] != resp:
+                    raise ValueError(
+                        f"replay backend: {where}: id {qid!r} has another response on line {out.line_of[qid]}")
+                out.repeated_lines += 1
+                continue
+            out.responses[qid] = resp
+            out.line_of[qid] = lineno
+            for key, into in (("gt", out.gt), ("question", out.question)):
+                if obj.get(key) is not None:
+                    into[qid] = _text(obj[key])
+    except JsonlError as e:
+        raise ValueError(f"replay backend: {e}") from None
     return out
 
 

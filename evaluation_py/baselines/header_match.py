@@ -27,6 +27,8 @@ import re
 from typing import Optional
 
 from evaluation_py.html_table import ParsedTable, ValueCell, is_aggregate_label, parse_html_table
+# An aggregate prints as the ground truth prints it (ties at the second decimal round half up).
+from generator_py.formatting import format_number
 
 NO_ANSWER = "no answer"
 
@@ -74,14 +76,6 @@ def parse_number(text: str) -> Optional[float]:
     if re.fullmatch(r"-?(\d+\.?\d*|\.\d+)", t):
         return float(t)
     return None
-
-
-def format_number(x: float) -> str:
-    """Integers as integers, other reals rounded to two decimals with trailing zeros dropped."""
-    if x == round(x):
-        return str(int(round(x)))
-    text = f"{round(x, 2):.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def _clean_value(text: str) -> str:

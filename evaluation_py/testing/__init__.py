@@ -1,1 +1,2 @@
-"""Test helpers: a fake OpenAI-compatible server and request factories (standard library only)."""
+"""Test helpers, used by tests/ and bench/ only: a fake OpenAI-compatible server, request factories,
+deterministic fake analysis inputs (`analysis_inputs`)."""

@@ -23,34 +23,11 @@ Mapping (one computable reading; the release annotates real questions by hand):
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
+# the release's names and their column names live in the one release-format module
+from ..release.properties import QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS, release_name_to_column  # noqa: F401
 
-QUESTION_PROPERTIES = (
-    "Row Filter", "Row Filter Condition Type Lookup", "Row Filter Condition Type Expression",
-    "Row Filter Involved Columns Single", "Row Filter Involved Columns Multiple",
-    "Row Filter Max Depth Of Involved Columns", "Row Filter Retained Rows Single",
-    "Row Filter Retained Rows Multiple", "Row Filter Num Of Conditions",
-    "Returned Columns", "Returned Columns Project On Plain", "Returned Columns Project On Expression",
-    "Returned Columns Max Depth Of Involved Columns", "Returned Columns Expression In Table Present",
-    "Returned Columns Expression In Table Not Present", "Returned Columns Num Of Output Columns",
-    "Yes/No", "Yes/No Scope Single", "Yes/No Scope Multiple",
-    "Aggregation", "Aggregation Aggregation On Plain", "Aggregation Aggregation On Expression",
-    "Aggregation Aggregation Type Min", "Aggregation Aggregation Type Max", "Aggregation Aggregation Type Count",
-    "Aggregation Aggregation Type Sum", "Aggregation Aggregation Type Avg", "Aggregation Grouping Local",
-    "Aggregation Grouping Global", "Aggregation Aggregation In Table Present",
-    "Aggregation Aggregation In Table Not Present", "Aggregation Num Of Aggregations",
-    "Rank", "Rank Rank On Plain", "Rank Rank On Expression", "Rank Report Top",
-)
-
-
-def release_name_to_column(name: str) -> str:
-    """docs/contracts.md rule: lower-case, runs of characters outside [a-z0-9] -> '_', strip '_'."""
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-
-
-QUESTION_PROPERTY_COLUMNS = tuple(release_name_to_column(n) for n in QUESTION_PROPERTIES)
 _COLUMN = dict(zip(QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS))
 assert len(QUESTION_PROPERTY_COLUMNS) == 36
 

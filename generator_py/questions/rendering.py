@@ -18,22 +18,22 @@ AGG_NAMES_SUP = {"min": "lowest", "max": "highest", "sum": "total", "avg": "aver
 OP_WORDS = {"<": "lower than", ">": "greater than"}
 
 
-def or_list(items: Sequence[str]) -> str:
+def _word_list(items: Sequence[str], word: str) -> str:
+    """`a`, `a or b`, `a, b, or c` (serial comma), with `word` the conjunction."""
     items = list(items)
     if len(items) <= 1:
         return "".join(items)
     if len(items) == 2:
-        return f"{items[0]} or {items[1]}"
-    return ", ".join(items[:-1]) + ", or " + items[-1]
+        return f"{items[0]} {word} {items[1]}"
+    return ", ".join(items[:-1]) + f", {word} " + items[-1]
+
+
+def or_list(items: Sequence[str]) -> str:
+    return _word_list(items, "or")
 
 
 def and_list(items: Sequence[str]) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    if len(items) == 2:
-        return f"{items[0]} and {items[1]}"
-    return ", ".join(items[:-1]) + ", and " + items[-1]
+    return _word_list(items, "and")
 
 
 def _plural_count(f: QueryFacts) -> int:

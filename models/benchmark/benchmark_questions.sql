@@ -14,8 +14,7 @@ tables as (
 answer_text as (
     select
         question_id,
-        string_agg('{' || array_to_string(list_filter(answer_values, lambda v: v is not null), ' | ') || '}', ' || '
-                   order by answer_row) as answer_gt,
+        {{ release_gt('answer_values', 'answer_row') }} as answer_gt,
         to_json(list(answer_values order by answer_row)) as answer_rows,
         count(*) as answer_n_rows,
         sum(len(list_filter(answer_values, lambda v: v is not null))) as answer_n_values

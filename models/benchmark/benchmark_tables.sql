@@ -5,7 +5,8 @@ with instances as (
 ),
 
 renderings as (
-    select * from {{ ref('int_hct_renderings') }}
+    -- synthetic and real alike: one renderer per format reads the cell grid
+    select * from {{ ref('int_table_renderings') }}
 ),
 
 properties as (
@@ -34,9 +35,7 @@ synthetic as (
         i.variant_id,
         i.replica,
         i.value_name as title,
-        r.html,
-        r.csv,
-        r.markdown,
+        r.* exclude (table_id, n_rows, n_columns),  -- one column per text format
         rel.relational_csv,
         r.n_rows,
         r.n_columns,
@@ -54,11 +53,13 @@ synthetic as (
 ),
 
 real_tables as (
-    select * from {{ ref('stg_real_tables') }}
+    select t.*, r.* exclude (table_id, n_rows, n_columns)
+    from {{ ref('stg_real_tables') }} as t
+    inner join renderings as r using (table_id)
 ),
 
 final as (
-    select *, cast(null as varchar) as annotation_issues from synthetic
+    select *, cast(null as varchar) as release_csv, cast(null as varchar) as annotation_issues from synthetic
     union all by name
     -- the release's own flags, kept as given; the rules they break are named, not enforced
     select *, {{ table_property_issues() }} as annotation_issues from real_tables

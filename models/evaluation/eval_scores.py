@@ -1,5 +1,5 @@
-"""Precision, recall, F1 and complete containment of every request, in both scoring modes."""
-from evaluation_py.predict import SCORE_QUESTION_COLUMNS, scores_table
+"""Every registered metric of every request, in both scoring modes, long: one row per request x scoring mode x metric."""
+from evaluation_py.scoring import SCORE_QUESTION_COLUMNS, scores_table
 from generator_py.build_config import stamp
 
 

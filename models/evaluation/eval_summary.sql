@@ -1,6 +1,8 @@
--- Mean scores per model x format x mode at every grouping level: overall, source, dataset, template.
+-- Mean of every registered metric per model x format x inference mode x scoring mode at every grouping level:
+-- overall, source, dataset, template. Metrics are rows (eval_scores is long), so no metric is named here.
 -- n: the predictions scored (those the means are over); n_left_out: those paper mode left out (missing,
--- "no answer" and error responses; 0 in strict mode). The analysis_* tables count n the same way.
+-- "no answer" and error responses; 0 in strict mode). The analysis_* tables count n the same way
+-- (evaluation_py.scoring.mean_scores, the Python twin of this model).
 -- unanswered: the predictions that gave no answer by strict mode's reading (strict scores them 0).
 with scores as (
     select * from {{ ref('eval_scores') }}
@@ -8,7 +10,7 @@ with scores as (
 
 grouped as (
     select
-        model_name, any_value(backend) as backend, any_value(model) as model, table_format, mode,
+        model_name, backend, model, table_format, inference_mode, scoring_mode, metric,
         source, dataset, template_id,
         case
             when grouping(source) = 1 then 'overall'
@@ -19,16 +21,13 @@ grouped as (
         count(*) filter (where not left_out) as n,
         count(*) filter (where left_out) as n_left_out,
         count(*) filter (where unanswered) as unanswered,
-        avg(precision) filter (where not left_out) as precision,
-        avg(recall) filter (where not left_out) as recall,
-        avg(f1) filter (where not left_out) as f1,
-        avg(cc) filter (where not left_out) as cc
+        avg(value) filter (where not left_out) as value
     from scores
     group by grouping sets (
-        (model_name, table_format, mode),
-        (model_name, table_format, mode, source),
-        (model_name, table_format, mode, source, dataset),
-        (model_name, table_format, mode, source, dataset, template_id)
+        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric),
+        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric, source),
+        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric, source, dataset),
+        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric, source, dataset, template_id)
     )
 ),
 
@@ -38,4 +37,4 @@ final as (
 )
 
 select * from final
-order by model_name, table_format, mode, level, source, dataset, template_id
+order by model_name, table_format, inference_mode, scoring_mode, metric, level, source, dataset, template_id

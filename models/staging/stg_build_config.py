@@ -5,8 +5,8 @@ would replace what an earlier build made; the models reading vars check them aga
 """
 from evaluation_py.dbt_inputs import parse_config
 from evaluation_py.model_specs import parse_eval_models
-from evaluation_py.real_import import resolve_release_file
 from generator_py.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
+from generator_py.release.qaps_read import resolve_release_file
 
 def model(dbt, session):
     dbt.config(materialized="table")

@@ -1,6 +1,6 @@
 """End-to-end: the analysis models and the report of a build with the HCT-QA release sample replayed.
 
-Uses the build of test_evaluation_build.py (release sample imported, gemma-2-9b-it's published
+Uses the session's `release_build` (tests/conftest.py: release sample imported, gemma-2-9b-it's published
 responses replayed on its 194 real questions; one synthetic domain, one replica), made once a session.
 """
 from __future__ import annotations
@@ -13,15 +13,8 @@ from urllib.parse import unquote, urlparse
 import duckdb
 import pytest
 
-from test_evaluation_build import release_build_project
-
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
-
-
-@pytest.fixture(scope="module")
-def release_build(tmp_path_factory, real_sample_dir) -> Path:
-    return release_build_project(tmp_path_factory, real_sample_dir)
 
 
 def _rows(project: Path, sql: str) -> list[tuple]:
@@ -38,8 +31,22 @@ def test_property_regression_of_gemma_uses_all_real_questions_and_tables(release
         where model_name = 'gemma' and dropped_reason is null""")
     assert rows, "no estimated regression rows for gemma"
     assert {kind for kind, *_ in rows} == {"table", "question"}
-    assert {metric for _, metric, *_ in rows} >= {"f1", "cc"}
+    assert {metric for _, metric, *_ in rows} == {"precision", "recall", "f1", "cc"}  # every registered metric
     assert {(n_q, n_t) for _, _, n_q, n_t in rows} == {(194, 38)}
+
+
+def test_breakdowns_are_long_with_every_metric_and_agree_with_eval_summary(release_build):
+    # analysis_scores_by_source_dataset (gemma: real questions, its primary format) against eval_summary's dataset level
+    rows = _rows(release_build, """
+        select b.scoring_mode, b.metric, b.dataset, b.value, s.value, b.n, s.n
+        from analysis_scores_by_source_dataset b
+        join eval_summary s using (model_name, inference_mode, scoring_mode, metric, source, dataset)
+        where b.model_name = 'gemma' and s.level = 'dataset' and s.table_format = 'html'""")
+    assert {(mode, metric) for mode, metric, *_ in rows} == {
+        (mode, metric) for mode in ("strict", "paper") for metric in ("precision", "recall", "f1", "cc")}
+    assert len(rows) == 2 * 4 * 4  # scoring modes x metrics x the sample's datasets
+    for *key, ours, theirs, n, n_summary in rows:
+        assert ours == pytest.approx(theirs, abs=1e-12) and n == n_summary, key
 
 
 class _Refs(HTMLParser):

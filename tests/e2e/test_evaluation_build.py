@@ -3,117 +3,23 @@
 Covers the default baselines, the openai backend over real HTTP against the fake OpenAI server
 (faults, bounded concurrency, the cache making a rebuild free, failed requests retried next build),
 a build killed mid-run and resumed, the replay backend on the HCT-QA release sample reproducing the
-published scores, and bad `eval_models` entries.
+published scores. Bad `eval_models` entries: tests/unit/test_model_specs.py (and one build in
+test_build_guards.py).
 
-The benchmark (one domain, one replica) is built once per module, without its tests; each test builds
-the evaluation models on a copy of it. Singular data tests (tests/data: quality checks of the
+The benchmark (one domain, one replica) is built once per module, without its tests (fixture
+`benchmark_base`, tests/conftest.py); each test builds the evaluation models on a copy of it. Singular data tests (tests/data: quality checks of the
 generated benchmark, covered by test_generator_build) are left out of these builds.
 """
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import signal
-import sqlite3
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
-from conftest import copy_project, run_dbt, spawn_dbt
-
-SEED = 42
-SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
-GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the real sample folder
-NO_SINGULAR = ("--exclude", "test_type:singular")
-CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
-
-
-def build_vars(**extra) -> str:
-    """dbt `--vars` text (JSON is YAML) for the small scale plus `extra`."""
-    return json.dumps({**SMALL, **extra})
-
-
-def query(project: Path, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
-def clone(base: Path, dest: Path) -> Path:
-    """A copy of a built project (its database and target/ included, no cache or reports)."""
-    shutil.copytree(base, dest, ignore=CLONE_IGNORE)
-    return dest
-
-
-def requests_for(project: Path, eval_models: list[dict]):
-    """The prediction requests a build with `eval_models` makes, computed from the built benchmark."""
-    from evaluation_py.dbt_inputs import eval_inputs
-
-    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    try:
-        questions = con.execute("select * from benchmark_questions").df()
-        tables = con.execute("select * from benchmark_tables").df()
-    finally:
-        con.close()
-    return eval_inputs(questions, tables, repr(eval_models), str(SEED)).requests
-
-
-def server_key(request) -> str:
-    """What the fake server calls a request: its last user message."""
-    from evaluation_py.testing.fake_openai_server import last_user_message
-
-    return last_user_message(list(request.messages))
-
-
-def store_keys(project: Path) -> set[str]:
-    path = project / "cache" / "predictions.sqlite"
-    if not path.exists():
-        return set()
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-    try:
-        return {k for (k,) in con.execute("select cache_key from predictions")}
-    except sqlite3.OperationalError:  # the schema is not there yet
-        return set()
-    finally:
-        con.close()
-
-
-# ---------------------------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="module")
-def benchmark_base(tmp_path_factory) -> Path:
-    """The small benchmark (accidents, one replica), built once; tests build the evaluation on copies."""
-    project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
-    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
-            "--vars", build_vars())
-    return project
-
-
-_RELEASE_BUILD: dict[str, Path] = {}
-
-
-def release_build_project(tmp_path_factory, release_dir: Path) -> Path:
-    """One full build with the release sample (`release_dir`) imported and gemma's published responses replayed.
-
-    Shared with tests/e2e/test_analysis_build.py (same session: built once).
-    """
-    if "project" not in _RELEASE_BUILD:
-        project = copy_project(tmp_path_factory.mktemp("release") / "project")
-        gemma = {"name": "gemma", "backend": "replay", "path": str(release_dir / GEMMA_RESPONSES), "sources": ["real"]}
-        run_dbt(project, "build", *NO_SINGULAR, "--vars",
-                build_vars(hctqa_release_dir=str(release_dir), eval_models=[gemma]))
-        _RELEASE_BUILD["project"] = project
-    return _RELEASE_BUILD["project"]
-
-
-@pytest.fixture(scope="session")
-def release_build(tmp_path_factory, real_sample_dir) -> Path:
-    return release_build_project(tmp_path_factory, real_sample_dir)
-
+from conftest import build_vars, clone, query, requests_for, run_dbt, server_key, spawn_dbt, store_keys
 
 # ---------------------------------------------------------------------------------------------- 1. baselines
 def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_base, tmp_path):
@@ -130,21 +36,24 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
             per_request], mart
     assert query(project, "select count(*) from eval_turns")[0][0] == 0
     oracle = query(project, """
-        select level, mode, precision, recall, f1, cc from eval_summary where model_name = 'oracle'""")
+        select level, scoring_mode, list(distinct metric order by metric), list(distinct value)
+        from eval_summary where model_name = 'oracle' group by all""")
     assert {(lvl, mode) for lvl, mode, *_ in oracle} == {
         (lvl, mode) for lvl in ("overall", "source", "dataset", "template") for mode in ("strict", "paper")}
-    for level, mode, *values in oracle:
-        assert values == [1.0, 1.0, 1.0, 1.0], (level, mode, values)
+    for level, mode, metric_names, values in oracle:
+        assert metric_names == ["cc", "f1", "precision", "recall"] and values == [1.0], (level, mode, values)
 
     templates = {t for (t,) in query(project, "select distinct template_id from benchmark_questions")}
     for mode in ("strict", "paper"):
         got = query(project, """
             select template_id, n from eval_summary
-            where model_name = 'header_match' and level = 'template' and mode = ?""", [mode])
+            where model_name = 'header_match' and level = 'template' and scoring_mode = ? and metric = 'f1'""",
+                    [mode])
         assert {t for t, _ in got} == templates
         assert all(n > 0 for _, n in got)
     (n_overall,) = query(project, """
-        select n from eval_summary where model_name = 'header_match' and level = 'overall' and mode = 'strict'""")[0]
+        select n from eval_summary where model_name = 'header_match' and level = 'overall' and scoring_mode = 'strict'
+        and metric = 'f1'""")[0]
     (n_questions,) = query(project, "select count(*) from benchmark_questions")[0]
     assert n_overall == min(3000, n_questions)
 
@@ -189,9 +98,10 @@ def test_openai_backend_faults_concurrency_cache_and_retry_of_failures(benchmark
         assert attempts[by_key[kdrop].cache_key] == 2
         responses = dict(query(project, "select cache_key, response from eval_predictions"))
         assert responses[by_key[k429].cache_key] == answers[k429]
-        assert query(project, "select count(*) from eval_scores where model_name = 'fake'")[0][0] == 80
-        strict = query(project, """
-            select n, f1 from eval_summary where model_name = 'fake' and level = 'overall' and mode = 'strict'""")
+        assert query(project, """select count(*) from eval_scores where model_name = 'fake'
+                                 and metric = 'f1'""")[0][0] == 80
+        strict = query(project, """select n, value from eval_summary where model_name = 'fake' and level = 'overall'
+                                   and scoring_mode = 'strict' and metric = 'f1'""")
         assert strict[0][0] == 40 and strict[0][1] == pytest.approx(39 / 40)
 
         # Second build: only the failed request is sent again (the server now answers it).
@@ -208,8 +118,8 @@ def test_openai_backend_faults_concurrency_cache_and_retry_of_failures(benchmark
         run_dbt(project, *args)
         assert srv.stats()["requests"] == 0
         assert query(project, "select count(*), count(distinct cache_key) from eval_predictions")[0] == (40, 40)
-        strict = query(project, """
-            select n, f1 from eval_summary where model_name = 'fake' and level = 'overall' and mode = 'strict'""")
+        strict = query(project, """select n, value from eval_summary where model_name = 'fake' and level = 'overall'
+                                   and scoring_mode = 'strict' and metric = 'f1'""")
         assert strict == [(40, 1.0)]
 
 
@@ -267,8 +177,10 @@ PAPER_BY_DATASET = {  # the reference README: dataset -> (questions, precision, 
 
 def _summary(project: Path, **where) -> list[tuple]:
     cond = " and ".join(f"{k} = ?" for k in where)
-    return query(project, f"""select n, n_left_out, precision, recall, f1, cc, dataset from eval_summary
-                               where model_name = 'gemma' and {cond} order by dataset""", list(where.values()))
+    by_metric = ", ".join(f"max(value) filter (where metric = '{m}')" for m in ("precision", "recall", "f1", "cc"))
+    return query(project, f"""select n, n_left_out, {by_metric}, dataset from eval_summary
+                               where model_name = 'gemma' and {cond} group by n, n_left_out, dataset
+                               order by dataset""", list(where.values()))
 
 
 def test_replay_of_release_responses_reproduces_published_scores(release_build):
@@ -281,17 +193,20 @@ def test_replay_of_release_responses_reproduces_published_scores(release_build):
     for mode, expected in (("paper", (185, 9, 0.3969, 0.3924, 0.3706, 0.2757)),
                            ("strict", (194, 0, 0.3854, 0.3752, 0.3573, 0.2629))):
         for level in ("overall", "source"):
-            rows = _summary(project, mode=mode, level=level)
+            rows = _summary(project, scoring_mode=mode, level=level)
             assert len(rows) == 1, (mode, level, rows)
             n, n_left_out, *scores, _ = rows[0]
             assert (n, n_left_out) == expected[:2], (mode, level)
             assert [round(s, 4) for s in scores] == list(expected[2:]), (mode, level)
-    rows = _summary(project, mode="paper", level="dataset")
+    rows = _summary(project, scoring_mode="paper", level="dataset")
     got = {ds: (n + n_left_out, *[round(s, 4) for s in scores]) for n, n_left_out, *scores, ds in rows}
     assert got == PAPER_BY_DATASET
     # 9 "No Answer" and 5 empty responses gave no answer, in both modes' rows
-    assert query(project, """select mode, unanswered from eval_summary where model_name = 'gemma' and level = 'overall'
-                             order by mode""") == [("paper", 14), ("strict", 14)]
+    assert query(project, """select scoring_mode, unanswered from eval_summary where model_name = 'gemma'
+                             and level = 'overall' and metric = 'f1' order by scoring_mode""") == [("paper", 14), ("strict", 14)]
+    # every registered metric of every prediction, in both scoring modes; the requests carry their inference mode
+    assert query(project, """select count(*), count(distinct metric), list(distinct inference_mode)
+                             from eval_scores where model_name = 'gemma'""") == [(194 * 2 * 4, 4, ["direct"])]
 
 
 # ---------------------------------------------------------------------------------------------- sampling
@@ -303,21 +218,3 @@ def test_models_with_the_same_sample_answer_the_same_questions(benchmark_base, t
     chosen = {m: set(q) for m, q in query(project, "select model_name, list(question_id) from eval_requests group by 1")}
     assert len(chosen["a"]) == 30 and chosen["a"] == chosen["b"]
     assert len(chosen["c"]) == 60 and chosen["a"] < chosen["c"]
-
-
-# ---------------------------------------------------------------------------------------------- 5. bad config
-@pytest.mark.parametrize("bad_entry, message", [
-    ({"name": "mystery", "backend": "no_such_backend"}, "unknown backend 'no_such_backend'"),
-    ({"backend": "oracle"}, "missing model name"),
-    ("just-a-string", "must be a mapping"),
-], ids=["unknown-backend", "missing-name", "not-a-mapping"])
-def test_bad_eval_models_entry_fails_naming_the_entry(benchmark_base, bad_entry, message):
-    # Read-only for the benchmark: the failing model writes nothing, so the base is used directly.
-    eval_models = [{"name": "oracle", "backend": "oracle"}, bad_entry]
-    proc = run_dbt(benchmark_base, "build", "--select", "eval_requests", "--vars", build_vars(eval_models=eval_models),
-                   check=False)
-    assert proc.returncode != 0
-    out = proc.stdout
-    assert "eval_models entry 2" in out, out[-3000:]
-    assert message in out, out[-3000:]
-    assert repr(bad_entry) in out, out[-3000:]

@@ -25,8 +25,7 @@ try:  # the README's test command installs the local extra: without it these tes
 except ImportError as e:
     raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
-from conftest import run_dbt, spawn_dbt  # noqa: E402
-from test_evaluation_build import benchmark_base, build_vars, clone, query, store_keys  # noqa: E402,F401
+from conftest import build_vars, clone, query, run_dbt, spawn_dbt, store_keys  # noqa: E402
 
 SERVER_LOG = Path("logs") / "llamacpp-server.log"
 HEADER = re.compile(r"^# llama_cpp\.server pid=(\d+) port=(\d+)", re.M)
@@ -141,9 +140,10 @@ def test_local_model_build_killed_resumed_and_cached(benchmark_base, tmp_path):
     assert templates >= 5
 
     # Scores exist for every request, next to the baselines' kind of summary.
-    assert query(project, "select count(*) from eval_scores where model_name = 'gemma270m'")[0][0] == 2 * n_requests
-    summary = query(project, """select table_format, n, f1 from eval_summary
-                                where model_name = 'gemma270m' and level = 'overall' and mode = 'strict'""")
+    assert query(project, """select count(*) from eval_scores where model_name = 'gemma270m'
+                             and metric = 'f1'""")[0][0] == 2 * n_requests
+    summary = query(project, """select table_format, n, value from eval_summary where model_name = 'gemma270m'
+                                and level = 'overall' and scoring_mode = 'strict' and metric = 'f1'""")
     assert {(fmt, n) for fmt, n, _ in summary} == {("html", N_QUESTIONS), ("markdown", N_QUESTIONS)}
     assert all(0.0 <= f1 <= 1.0 for *_, f1 in summary)
 

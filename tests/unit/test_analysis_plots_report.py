@@ -16,7 +16,7 @@ from evaluation_py.analysis.regression import property_regression
 from evaluation_py.analysis.report import write_report
 from evaluation_py.analysis.schema import POOLED
 from evaluation_py.analysis.selection import model_order
-from evaluation_py.analysis.synthetic import make_benchmark_inputs
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +117,8 @@ def test_composition_plot_of_long_property_combinations_warns_nothing(tmp_path):
 
 def _with_oracle(scores):
     one = scores[scores.model_name == scores.model_name.iloc[0]]
-    oracle = one.assign(model_name="oracle", backend="oracle", precision=1.0, recall=1.0, f1=1.0, cc=1,
-                        n_values_given=one.n_values_expected)
+    oracle = one.assign(model_name="oracle", backend="oracle", value=1.0, n_values_given=one.n_values_expected,
+                        cache_key="oracle--" + one.cache_key)
     return pd.concat([scores, oracle], ignore_index=True)
 
 
@@ -174,7 +174,7 @@ def test_report_lists_the_models_evaluated_with_their_counts(inputs, report3):
     _, _, s = inputs
     _, text, _ = report3
     models = text[text.index("<h3>Models evaluated</h3>"):text.index("<h2>Figures</h2>")]
-    n = len(s[s.model_name == "m_a"])
+    n = len(s[(s.model_name == "m_a") & (s.metric == "f1")])
     for name in ("m_a", "m_b", "m_c", "oracle"):
         assert f"<td>{name}</td>" in models
     assert models.count(f"<td>{n}</td>") == 4  # predictions of each model (one mode counted)
@@ -198,7 +198,11 @@ def test_report_overall_table_is_the_overall_level_only(inputs, tmp_path):
 
     t, q, s = inputs
     overall, caption = report_tables(_frames(t, q, s))["overall scores"]
-    assert len(overall) == len(bd.overall_scores(s)) and "level" not in overall.columns
+    long = bd.overall_scores(s)
+    assert len(overall) == len(long) // 4 and "level" not in overall.columns  # one column per metric
+    assert list(overall.columns[-4:]) == ["precision", "recall", "f1", "cc"]
+    m_a = long[(long.model_name == "m_a") & (long.metric == "f1")].value.iloc[0]
+    assert overall[overall.model_name == "m_a"].f1.iloc[0] == m_a
     assert "n_left_out" in caption
 
 

@@ -12,7 +12,7 @@ from evaluation_py.analysis.design import build_design, table_property_values
 from evaluation_py.analysis.regression import REGRESSION_COLUMNS, property_regression
 from evaluation_py.analysis.schema import POOLED, TABLE_PROPERTY_COLUMNS
 from evaluation_py.analysis.stats import bh_adjust, ols_clustered
-from evaluation_py.analysis.synthetic import make_benchmark_inputs, make_questions, make_scores, make_tables
+from evaluation_py.testing.analysis_inputs import make_benchmark_inputs, make_questions, make_scores, make_tables
 
 
 def _estimated(df, model, metric="f1", model_type=None):
@@ -67,7 +67,7 @@ def test_constant_property_is_dropped_with_reason():
     tables["split_header_cell"] = False
     res = property_regression(scores, tables, questions)
     rows = res[res.property == "split_header_cell"]
-    assert len(rows) == 2  # m1, f1 and cc: no pooled fit over a single model
+    assert len(rows) == 4  # m1, one per registered metric: no pooled fit over a single model
     assert rows.coef.isna().all() and rows.p_value.isna().all() and not rows.significant.any()
     assert rows.dropped_reason.str.contains("constant").all()
     base = res[res.property == "standard_relational_table"]
@@ -79,7 +79,7 @@ def test_model_without_rows_gives_noted_rows(caplog):
     with caplog.at_level(logging.WARNING, logger="evaluation_py.analysis.regression"):
         res = property_regression(scores, tables, questions, models=["m1", "ghost"], include_logit=True)
     ghost = res[res.model_name == "ghost"]
-    assert len(ghost) == 3 * len(TABLE_PROPERTY_COLUMNS)  # f1, cc (lpm), cc (logit)
+    assert len(ghost) == 5 * len(TABLE_PROPERTY_COLUMNS)  # precision, recall, f1, cc (lpm), cc (logit)
     assert ghost.coef.isna().all()
     assert ghost.note.str.contains("no predictions").all()
     assert any("ghost" in r.getMessage() and "row_group_label" in r.getMessage() for r in caplog.records)
@@ -92,9 +92,12 @@ def test_empty_scores_and_tiny_fit_never_raise():
     tables, questions, scores = make_benchmark_inputs(50, 2, ["m1"], seed=4)
     res = property_regression(scores.iloc[0:0], tables, questions, models=["m1"])
     assert len(res) and res.coef.isna().all() and res.note.notna().all()
-    res = property_regression(scores.iloc[:1], tables, questions)  # one row: every property constant
+    def first(k):  # the score rows (every metric) of the first k predictions
+        return scores[scores.cache_key.isin(scores.cache_key.unique()[:k])]
+
+    res = property_regression(first(1), tables, questions)  # one prediction: every property constant
     assert res.dropped_reason.notna().all()
-    res = property_regression(scores.iloc[:3], tables, questions)  # 3 rows: estimates flagged
+    res = property_regression(first(3), tables, questions)  # 3 predictions: estimates flagged
     est = res[res.dropped_reason.isna()]
     assert len(est) and est.note.notna().all() and not est.significant.any()
     resq = property_regression(scores, tables, None, kind="question")
@@ -195,9 +198,10 @@ def test_table_format_handling():
 
 
 def test_paper_mode_excludes_left_out_rows():
-    tables, questions, scores = make_benchmark_inputs(100, 4, ["m1"], seed=8, modes=("strict", "paper"))
+    tables, questions, scores = make_benchmark_inputs(100, 4, ["m1"], seed=8, scoring_modes=("strict", "paper"))
     res = property_regression(scores, tables, questions, metric_modes={"f1": "paper", "cc": "strict"}, pooled=False)
-    n_paper = int((~scores[scores["mode"] == "paper"].left_out).sum())
+    paper = scores[(scores["scoring_mode"] == "paper") & (scores.metric == "f1")]
+    n_paper = int((~paper.left_out).sum())
     assert res[res.metric == "f1"].n_questions.iloc[0] == n_paper < len(questions)
     assert res[res.metric == "cc"].n_questions.iloc[0] == len(questions)
 
@@ -205,7 +209,8 @@ def test_paper_mode_excludes_left_out_rows():
 def _with_oracle(scores):
     """The scores plus an oracle over the same questions: F1 = CC = 1 everywhere."""
     one = scores[scores.model_name == scores.model_name.iloc[0]]
-    oracle = one.assign(model_name="oracle", backend="oracle", precision=1.0, recall=1.0, f1=1.0, cc=1)
+    oracle = one.assign(model_name="oracle", backend="oracle", value=1.0,
+                        cache_key="oracle--" + one.cache_key)
     return pd.concat([scores, oracle], ignore_index=True)
 
 
@@ -232,11 +237,11 @@ def test_one_model_under_test_has_no_pooled_rows():
 
 def test_constant_outcome_gives_a_reason_not_p_values():
     tables, questions, scores = make_benchmark_inputs(120, 4, ["m1", "m2"], seed=12)
-    scores.loc[scores.model_name == "m1", ["f1", "cc"]] = [1.0, 1]  # m1 always right
-    scores.loc[scores.model_name == "m2", "cc"] = 0  # m2 never completely right
+    scores.loc[scores.model_name == "m1", "value"] = 1.0  # m1 always right, on every metric
+    scores.loc[(scores.model_name == "m2") & (scores.metric == "cc"), "value"] = 0.0  # m2 never completely right
     res = property_regression(scores, tables, questions, include_logit=True)
     m1 = res[res.model_name == "m1"]
-    assert len(m1) == 3 * len(TABLE_PROPERTY_COLUMNS)
+    assert len(m1) == 5 * len(TABLE_PROPERTY_COLUMNS)
     assert m1.coef.isna().all() and m1.p_value.isna().all() and m1.p_value_adjusted.isna().all()
     assert not m1.significant.any()
     estimable = m1[~m1.dropped_reason.str.contains("baseline|constant across the 120 tables|parent|reference")]
@@ -254,9 +259,9 @@ def test_constant_outcome_gives_a_reason_not_p_values():
 
 
 def test_n_counts_predictions_scored_and_n_left_out_beside_it():
-    tables, questions, scores = make_benchmark_inputs(100, 4, ["m1", "m2"], seed=8, modes=("strict", "paper"))
+    tables, questions, scores = make_benchmark_inputs(100, 4, ["m1", "m2"], seed=8, scoring_modes=("strict", "paper"))
     res = property_regression(scores, tables, questions, metric_modes={"f1": "paper", "cc": "strict"})
-    paper = scores[scores["mode"] == "paper"]
+    paper = scores[(scores["scoring_mode"] == "paper") & (scores.metric == "f1")]
     for model in ("m1", "m2"):
         lo = int(paper[paper.model_name == model].left_out.sum())
         f1 = res[(res.model_name == model) & (res.metric == "f1")]
@@ -265,3 +270,18 @@ def test_n_counts_predictions_scored_and_n_left_out_beside_it():
         assert set(zip(cc.n, cc.n_left_out)) == {(len(questions), 0)}
     pooled = res[(res.model_name == POOLED) & (res.metric == "f1")]
     assert set(zip(pooled.n, pooled.n_left_out)) == {(len(paper) - int(paper.left_out.sum()), int(paper.left_out.sum()))}
+
+
+def test_every_registered_metric_is_fitted_and_more_metrics_change_none():
+    tables, questions, scores = make_benchmark_inputs(150, 4, ["m1", "m2"], seed=13, planted={"row_group_label": -0.2})
+    every = property_regression(scores, tables, questions, include_logit=True)
+    assert list(pd.unique(every.metric)) == ["precision", "recall", "f1", "cc"]
+    assert set(every[every.metric.isin(["precision", "recall", "f1"])].model_type) == {"ols"}
+    assert set(every[every.metric == "cc"].model_type) == {"linear_probability_ols", "logit"}
+    # a fit per metric on one design: fitting precision and recall beside F1 and CC changes neither
+    two = property_regression(scores, tables, questions, metric_modes={"f1": "strict", "cc": "strict"},
+                              include_logit=True)
+    pd.testing.assert_frame_equal(every[every.metric.isin(["f1", "cc"])].reset_index(drop=True), two,
+                                  check_exact=True)
+    with pytest.raises(ValueError, match="unknown metrics \\['bleu'\\]"):
+        property_regression(scores, tables, questions, metric_modes={"bleu": "strict"})

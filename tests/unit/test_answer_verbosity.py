@@ -8,7 +8,7 @@ import pytest
 
 from evaluation_py.analysis.breakdowns import answer_verbosity
 from evaluation_py.backends import BenchmarkLookup, get_backend
-from evaluation_py.predict import n_values_expected, n_values_given, scores_table
+from evaluation_py.scoring import n_values_expected, n_values_given, scores_table
 from evaluation_py.testing.requests import make_requests
 
 # Repeated values within and across rows, thousands separators, trailing zeros, case, a bare value,
@@ -51,7 +51,7 @@ def test_oracle_verbosity_ratio_is_exactly_one():
     scores = _oracle_scores()
     assert (scores.n_values_given == scores.n_values_expected).all()
     v = answer_verbosity(scores)
-    assert set(v["mode"]) == {"strict", "paper"}
-    assert (v.verbosity_ratio == 1.0).all(), v[["mode", "mean_values_given", "mean_values_expected"]]
-    assert (v.recall == 1.0).all() and (v.backend == "oracle").all()
+    assert set(v["scoring_mode"]) == {"strict", "paper"}
+    assert (v.verbosity_ratio == 1.0).all(), v[["scoring_mode", "mean_values_given", "mean_values_expected"]]
+    assert (v.value == 1.0).all() and (v.backend == "oracle").all()  # every metric, recall among them
     assert v.mean_values_expected.iloc[0] == pytest.approx(sum([4, 3, 1, 2, 1, 1, 2, 1, 1]) / len(GTS))

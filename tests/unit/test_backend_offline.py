@@ -42,25 +42,24 @@ def test_replay_answers_by_question_id(tmp_path):
     assert get_backend("replay", {"path": str(path)}).responses["2"] == "34"
 
 
-def test_replay_errors_name_file_and_line(tmp_path):
+@pytest.mark.parametrize("content, message", [
+    ('{"qap_id": "a", "response": "x"}\n{"qap_id": "b", "resp\n', r"bad\.jsonl:2: malformed JSON"),
+    ('{"qap_id": "a", "response": "x"}\n\n{"response": "y"}\n', r"bad\.jsonl:3: no 'qap_id'"),
+    ('{"qap_id": "a"}\n', r"bad\.jsonl:1: no 'response'"),
+    ('{"qap_id": "a", "response": "x"}\n{"qap_id": "a", "response": "y"}\n',
+     r"bad\.jsonl:2: id 'a' has another response on line 1"),
+    ('[1, 2]\n', r"bad\.jsonl:1: expected a JSON object"),
+], ids=["malformed", "no-id", "no-response", "two-responses", "not-an-object"])
+def test_replay_errors_name_file_and_line(tmp_path, content, message):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(content)
+    with pytest.raises(ValueError, match=r"replay backend: .*" + message):
+        get_backend("replay", {"path": str(bad)})
+
+
+def test_replay_needs_an_existing_path(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         get_backend("replay", {"path": str(tmp_path / "nope.jsonl")})
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"qap_id": "a", "response": "x"}\n{"qap_id": "b", "resp\n')
-    with pytest.raises(ValueError, match=r"bad\.jsonl:2: malformed JSON"):
-        get_backend("replay", {"path": str(bad)})
-    bad.write_text('{"qap_id": "a", "response": "x"}\n\n{"response": "y"}\n')
-    with pytest.raises(ValueError, match=r"bad\.jsonl:3: no 'qap_id'"):
-        get_backend("replay", {"path": str(bad)})
-    bad.write_text('{"qap_id": "a"}\n')
-    with pytest.raises(ValueError, match=r"bad\.jsonl:1: no 'response'"):
-        get_backend("replay", {"path": str(bad)})
-    bad.write_text('{"qap_id": "a", "response": "x"}\n{"qap_id": "a", "response": "y"}\n')
-    with pytest.raises(ValueError, match=r"bad\.jsonl:2: id 'a' has another response on line 1"):
-        get_backend("replay", {"path": str(bad)})
-    bad.write_text('[1, 2]\n')
-    with pytest.raises(ValueError, match=r"bad\.jsonl:1: expected a JSON object"):
-        get_backend("replay", {"path": str(bad)})
     with pytest.raises(ValueError, match="path"):
         get_backend("replay", {})
 
@@ -85,7 +84,7 @@ def test_oracle_backend_scores_one():
     for r in reqs:
         p = got[r.cache_key]
         assert p.error_kind is None
-        for mode in scoring.MODES:
+        for mode in scoring.SCORING_MODES:
             s = scoring.score_one(p.response, gt_of[r.question_id], mode)
             assert (s["precision"], s["recall"], s["f1"], s["cc"], s["left_out"]) == (1.0, 1.0, 1.0, 1, False), (
                 mode, gt_of[r.question_id])

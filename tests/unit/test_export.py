@@ -7,27 +7,19 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation_py.properties import (
+from evaluation_py.real_import import load_release
+from generator_py.release.table_csv import parse_release_csv
+from generator_py.export import QAPS_JSON, QUESTIONS_PARQUET, TABLES_PARQUET, write_exports
+from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTIES,
     NUMERIC_QUESTION_PROPERTY_COLUMNS,
     QUESTION_PROPERTIES,
     QUESTION_PROPERTY_COLUMNS,
     ROW_NESTING_RELEASE_NAME,
-    TABLE_PROPERTIES,
     TABLE_PROPERTY_COLUMNS,
-    release_name_to_column,
 )
-from evaluation_py.real_import import load_release
-from evaluation_py.table_render import parse_release_csv
-from generator_py.export import (
-    QAPS_JSON,
-    QUESTIONS_PARQUET,
-    TABLES_PARQUET,
-    build_qaps,
-    release_csv,
-    release_number,
-    write_exports,
-)
+from generator_py.release.qaps_write import build_qaps, release_number
+from generator_py.release.table_csv import release_csv
 
 SYN_CSV = "Event \\ Year,2020,2021\nRunning,\"1,200\",14\nSwimming,7,9\n"
 REAL_CSV = ',0,1,2\n0,Sector,Total,Private\n1,Clerks,"69,203","42,782"\n2,Total,"80,000","50,000"\n'
@@ -284,9 +276,9 @@ def test_round_trip_through_load_release(tmp_path, numeric_kind):
         assert t_out[column].to_dict() == t_in[column].to_dict(), column
     # The importer drops the release's index row/column: the grid of our CSV comes back.
     for table_id, row in t_in.iterrows():
-        exported_csv = t_out.loc[table_id, "csv"]
+        exported_csv = t_out.loc[table_id, "release_csv"]  # as given in the file
         assert parse_release_csv(exported_csv) == parse_release_csv(release_csv(row["csv"]))
-    assert parse_release_csv(t_out.loc["syn--sports--medals--v0001--r1", "csv"]) == list(
+    assert parse_release_csv(t_out.loc["syn--sports--medals--v0001--r1", "release_csv"]) == list(
         csv.reader(io.StringIO(SYN_CSV)))
 
     q_in = questions_in.set_index("question_id")
@@ -309,10 +301,8 @@ def test_sample_round_trip_keeps_properties(tmp_path, real_sample_dir):
     tables, questions = load_release(real_sample_dir)
     paths = write_exports(tmp_path, tables, questions)
     tables2, questions2 = load_release(paths[2])
-    pd.testing.assert_frame_equal(
-        tables2[["table_id", "csv", *TABLE_PROPERTY_COLUMNS]],
-        tables.sort_values("table_id").reset_index(drop=True)[["table_id", "csv", *TABLE_PROPERTY_COLUMNS]],
-    )
+    kept = ["table_id", "csv", "html", "release_csv", *TABLE_PROPERTY_COLUMNS]  # html: the spans came back
+    pd.testing.assert_frame_equal(tables2[kept], tables.sort_values("table_id").reset_index(drop=True)[kept])
     cols = ["question_id", "table_id", "question", "answer_gt", *QUESTION_PROPERTY_COLUMNS]
     pd.testing.assert_frame_equal(
         questions2[cols].sort_values("question_id").reset_index(drop=True),

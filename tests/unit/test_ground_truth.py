@@ -4,7 +4,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator_py.ground_truth import ground_truth, read_release_csv
+from generator_py.ground_truth import ground_truth
+from generator_py.release.relational_csv import read_release_csv
 
 
 def _parse(gt):

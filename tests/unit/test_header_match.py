@@ -6,7 +6,9 @@ import pytest
 
 from evaluation_py.backends.base import PredictionRequest, get_backend
 from evaluation_py.backends.benchmark import BenchmarkLookup
-from evaluation_py.baselines.header_match import answer_question, format_number
+from evaluation_py.baselines.header_match import answer_question
+from generator_py.formatting import format_number
+from generator_py.release.gt import format_gt
 from html_fixtures import NESTED
 
 SETS = ["Number_of_accidents_set2_3", "Number_of_accidents_set150_5", "Number_of_accidents_set321_2"]
@@ -76,6 +78,26 @@ def test_format_number():
     assert format_number(12.5) == "12.5"
     assert format_number(43.666) == "43.67"
     assert format_number(3.1) == "3.1"
+    assert format_number(-0.001) == "0"
+
+
+# Averages ending in 5 at the third decimal: float rounding (`round(2.675, 2)` is 2.67) disagrees
+# with the ground truth's half-up rule on these; the baseline prints them as the gt does.
+TIE_TABLE = """<table>
+<tr><th>Item</th><th>Q1</th><th>Q2</th></tr>
+<tr><th>Apples</th><td>2.67</td><td>2.68</td></tr>
+<tr><th>Pears</th><td>1.00</td><td>1.01</td></tr>
+<tr><th>Plums</th><td>0.12</td><td>0.13</td></tr>
+<tr><th>Figs</th><td>-2.67</td><td>-2.68</td></tr>
+</table>"""
+
+
+@pytest.mark.parametrize("item, expected", [("Apples", "2.68"), ("Pears", "1.01"), ("Plums", "0.13"),
+                                            ("Figs", "-2.68")])
+def test_average_ties_round_as_the_ground_truth(item, expected):
+    values = {"Apples": (2.67, 2.68), "Pears": (1.00, 1.01), "Plums": (0.12, 0.13), "Figs": (-2.67, -2.68)}[item]
+    assert format_gt([[sum(values) / 2]]) == "{" + expected + "}"  # the gt's own rounding
+    assert answer_question(TIE_TABLE, f"What is the average of {item} in Q1 and Q2?") == expected
 
 
 def test_backend(synthetic_sample_dir):

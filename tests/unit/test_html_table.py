@@ -3,13 +3,9 @@ import json
 import pytest
 
 from evaluation_py.html_table import parse_html_table
-from evaluation_py.table_render import (
-    layout_release_grid,
-    parse_release_csv,
-    render_html,
-    render_markdown,
-    render_release_table,
-)
+from generator_py.grid.cells import Cell, TableGrid
+from generator_py.grid.release_csv import grid_from_release_csv
+from generator_py.render.registry import render
 from html_fixtures import NESTED
 
 
@@ -77,41 +73,22 @@ def test_no_table():
         parse_html_table("<p>no table</p>")
 
 
-def test_render_html_and_markdown():
-    grid = [["Name", "A|B", "C"], ["x <y>", "1", ""], ["z", "2", "3"]]
-    html = render_html(grid, header_rows=1, header_columns=1, caption="T & U")
-    assert "<caption>T &amp; U</caption>" in html
-    assert "<thead>\n<tr><th>Name</th><th>A|B</th><th>C</th></tr>\n</thead>" in html
-    assert "<tr><th>x &lt;y&gt;</th><td>1</td><td></td></tr>" in html
-    md = render_markdown(grid)
-    assert md.splitlines() == ["| Name | A\\|B | C |", "|---|---|---|", "| x <y> | 1 |  |", "| z | 2 | 3 |"]
-    parsed = parse_html_table(html)
+def test_rendered_grid_parses_with_paths():
+    cells = [Cell(1, 1, 1, 1, "corner", "Name"), Cell(1, 2, 1, 1, "column_header", "A|B"),
+             Cell(1, 3, 1, 1, "column_header", "C"), Cell(2, 1, 1, 1, "row_header", "x <y>"),
+             Cell(2, 2, 1, 1, "data", "1"), Cell(2, 3, 1, 1, "data", ""), Cell(3, 1, 1, 1, "row_header", "z"),
+             Cell(3, 2, 1, 1, "data", "2"), Cell(3, 3, 1, 1, "data", "3")]
+    parsed = parse_html_table(render(TableGrid(tuple(cells), 1, 1, caption="T & U"), "html"))
     assert parsed.caption == "T & U"
     assert {(v.row_path, v.column_path, v.text) for v in parsed.value_cells} == {
         (("x <y>",), ("A|B",), "1"), (("z",), ("A|B",), "2"), (("z",), ("C",), "3"),
     }
 
 
-def test_parse_release_csv_drops_indexes():
-    text = ',0,1,2\n0,Name,"1,000",\n1,"a ""b""",2,3\n'
-    assert parse_release_csv(text) == [["Name", "1,000", ""], ['a "b"', "2", "3"]]
-
-
-def test_release_merge_markers():
-    grid = [
-        ["Dataset", "Model", "Faithful", "__", "Use"],
-        ["__", "__", "Y", "N", "__"],
-        ["NQ", "GPT", "90", "10", "83"],
-        ["__", "Ours", "80", "7", "80"],
-        ["Women", "__", "__", "__", "__"],
-        ["All", "Ours", "1", "2", "3"],
-    ]
-    layout = layout_release_grid(grid)
-    assert layout.header_rows == 2 and layout.header_columns == 2
-    assert layout.spans[(0, 0)] == (2, 1) and layout.spans[(0, 1)] == (2, 1)
-    assert layout.spans[(0, 2)] == (1, 2) and layout.spans[(0, 4)] == (2, 1)
-    assert layout.spans[(2, 0)] == (2, 1) and layout.spans[(4, 0)] == (1, 5)
-    t = parse_html_table(render_html(grid, layout=layout))
+def test_release_merge_markers_give_header_paths():
+    release_csv = (",0,1,2,3,4\n0,Dataset,Model,Faithful,__,Use\n1,__,__,Y,N,__\n2,NQ,GPT,90,10,83\n"
+                   "3,__,Ours,80,7,80\n4,Women,__,__,__,__\n5,All,Ours,1,2,3\n")
+    t = parse_html_table(render(grid_from_release_csv(release_csv), "html"))
     v = next(v for v in t.value_cells if v.text == "7")
     assert v.row_path == ("NQ", "Ours") and v.column_path == ("Faithful", "N")
     v = next(v for v in t.value_cells if v.text == "83")
@@ -123,9 +100,8 @@ def test_release_merge_markers():
 def test_real_sample_tables_parse(real_sample_dir):
     data = json.loads((real_sample_dir / "realWorld_HCT_qaps.sample.json").read_text())
     for table in data:
-        html, md, grid, layout = render_release_table(table["table_info"]["table_formats"]["csv"])
-        t = parse_html_table(html)
-        assert t.n_rows == len(grid) and t.n_columns == len(grid[0]), table["table_id"]
-        assert len(t.header_rows) == layout.header_rows
+        grid = grid_from_release_csv(table["table_info"]["table_formats"]["csv"])
+        t = parse_html_table(render(grid, "html"))
+        assert t.n_rows == grid.n_rows and t.n_columns == grid.n_columns, table["table_id"]
+        assert len(t.header_rows) == grid.header_rows
         assert t.value_cells, table["table_id"]
-        assert len(md.splitlines()) == len(grid) + 1

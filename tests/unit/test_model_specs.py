@@ -9,6 +9,7 @@ import pytest
 from evaluation_py.backends import base
 from evaluation_py.model_specs import COMMON_KEYS, parse_eval_models
 from evaluation_py.requests import build_requests
+from generator_py.dbt_inputs import parse_config
 
 URL = "http://127.0.0.1:8000/v1"
 
@@ -88,6 +89,45 @@ def test_server_specific_parameters_pass_and_backend_numbers_are_checked():
         {"name": "m", "backend": "openai", "model": "x", "base_url": URL, "concurrency": 0})
     assert "system_role must be true or false, got 'false'" in error_of(
         {"name": "m", "backend": "oracle", "system_role": "false"})
+
+
+# ------------------------------------------------------------------ the var as a dbt model receives it
+# dbt hands a Python model its vars rendered as text: these are the cases the e2e builds once ran one
+# build each for (tests/e2e/test_build_guards.py keeps one, proving the build shows the message).
+@pytest.mark.parametrize("bad_entry, message", [
+    ({"name": "mystery", "backend": "no_such_backend"}, "unknown backend 'no_such_backend'; known backends: "),
+    ({"backend": "oracle"}, "missing model name (key `name`)"),
+    ("just-a-string", "must be a mapping with at least name and backend"),
+    ({"name": "oracle", "backend": "oracle"}, "model name 'oracle' is used twice"),
+    ({"name": "m", "backend": "openai", "model": "x", "base_url": "http://127.0.0.1:9/v1",
+      "params": {"temperature": "hot"}}, "params.temperature must be a number >= 0, got 'hot'"),
+    ({"name": "m", "backend": "oracle", "formats": ["png"]}, "formats ['png'] must be among"),
+    ({"name": "m", "backend": "oracle", "sources": ["fake"]}, "sources ['fake'] must be among synthetic, real"),
+    ({"name": "m", "backend": "oracle", "sample": 0}, "sample 0 must be a positive number of questions"),
+    ({"name": "m", "backend": "oracle", "params": [1]}, "params must be a mapping of decoding parameters"),
+    ({"name": "m", "backend": "openai", "base_url": URL}, "backend 'openai' needs a model id (key `model`)"),
+], ids=["unknown-backend", "missing-name", "not-a-mapping", "name-twice", "temperature-text", "format",
+        "source", "sample-zero", "params-list", "no-model"])
+def test_rendered_eval_models_entry_fails_naming_the_entry(bad_entry, message):
+    rendered = str([{"name": "oracle", "backend": "oracle"}, bad_entry])  # what dbt.config.get gives
+    with pytest.raises(ValueError) as info:
+        parse_eval_models(parse_config(rendered))
+    msg = str(info.value)
+    assert msg.startswith(f"eval_models entry 2 ({bad_entry!r}): ") and message in msg, msg
+
+
+@pytest.mark.parametrize("rendered", ["[]", "{'name': 'm', 'backend': 'oracle'}", "oracle"])
+def test_eval_models_must_be_a_non_empty_list(rendered):
+    with pytest.raises(ValueError, match="var eval_models must be a non-empty list of model entries"):
+        parse_eval_models(parse_config(rendered))
+
+
+def test_rendered_eval_models_pass():
+    assert [s.backend for s in parse_eval_models(parse_config("None"))]  # unset: the default baselines
+    rendered = str([{"name": "o", "backend": "oracle", "formats": ["csv"], "sample": 3, "sources": ["synthetic"]}])
+    (spec,) = parse_eval_models(parse_config(rendered))
+    assert (spec.name, spec.backend, spec.formats, spec.sample, spec.sources) == ("o", "oracle", ("csv",), 3,
+                                                                                    ("synthetic",))
 
 
 # ------------------------------------------------------------------ cache keys

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from evaluation_py.properties import (
+from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTIES,
     QUESTION_PROPERTIES,
     QUESTION_PROPERTY_COLUMNS,

@@ -13,9 +13,10 @@ import pytest
 
 from evaluation_py import score as score_cli
 from evaluation_py.backends.oracle_backend import gt_to_answer
-from evaluation_py.normalize import clean_response, gt_value_list, gt_values, is_left_out, response_values
+from evaluation_py.normalize import clean_response, is_left_out, response_values
 from evaluation_py.scoring import dataset_of, score_frame, score_one, summarize
 from evaluation_py.strict_rules import answer_part, parse_number, read_gt, read_response
+from generator_py.release.gt import gt_value_list, gt_values
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMMA = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
@@ -80,8 +81,8 @@ def _strict(response, gt) -> tuple:
 # ---------------------------------------------------------------- the release's numbers on the sample
 
 def test_paper_mode_reproduces_the_release(gemma):
-    assert _row(summarize(score_frame(gemma, mode="paper")).iloc[0]) == RELEASE_PAPER
-    res = summarize(score_frame(gemma, mode="paper"), ["dataset"]).set_index("dataset")
+    assert _row(summarize(score_frame(gemma, scoring_mode="paper")).iloc[0]) == RELEASE_PAPER
+    res = summarize(score_frame(gemma, scoring_mode="paper"), ["dataset"]).set_index("dataset")
     assert set(res.index) == set(RELEASE_PAPER_BY_DATASET)
     for ds, (n, *means) in RELEASE_PAPER_BY_DATASET.items():
         assert int(res.loc[ds, "n"]) == n and int(res.loc[ds, "left_out"]) == LEFT_OUT_BY_DATASET[ds], ds
@@ -89,19 +90,19 @@ def test_paper_mode_reproduces_the_release(gemma):
 
 
 def test_release_rules_with_left_out_counted_as_zero(gemma):
-    scored = score_frame(gemma, mode="paper").assign(left_out=False)
+    scored = score_frame(gemma, scoring_mode="paper").assign(left_out=False)
     assert _row(summarize(scored).iloc[0]) == RELEASE_LEFT_OUT_AS_ZERO
 
 
 def test_strict_mode_on_the_sample(gemma):
-    row = summarize(score_frame(gemma, mode="strict")).iloc[0]
+    row = summarize(score_frame(gemma, scoring_mode="strict")).iloc[0]
     assert _row(row) == STRICT
     assert int(row["unanswered"]) == STRICT_UNANSWERED
 
 
 def test_score_one_agrees_with_score_frame(gemma):
     for mode in ("paper", "strict"):
-        scored = score_frame(gemma, mode=mode)
+        scored = score_frame(gemma, scoring_mode=mode)
         for (_, row), resp, gt in zip(scored.iterrows(), gemma["response"], gemma["gt"]):
             one = score_one(resp, gt, mode)
             assert (one["left_out"], one["unanswered"]) == (row["left_out"], row["unanswered"])
@@ -110,10 +111,10 @@ def test_score_one_agrees_with_score_frame(gemma):
 
 @pytest.mark.parametrize("mode,expected", [("paper", RELEASE_PAPER), ("strict", STRICT)])
 def test_reference_cli(gemma_path, mode, expected):
-    proc = _run_cli(str(gemma_path), "--mode", mode, "--by", "dataset")
+    proc = _run_cli(str(gemma_path), "--scoring-mode", mode, "--by", "dataset")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["mode"] == mode
+    assert out["scoring_mode"] == mode
     assert (out["n"], out["left_out"], *[out[m] for m in METRICS]) == expected
     assert out["unanswered"] == STRICT_UNANSWERED
     assert set(out["groups"]) == set(RELEASE_PAPER_BY_DATASET)
@@ -128,13 +129,13 @@ def test_cli_default_mode_is_strict(gemma_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert "groups" not in out
-    assert out["mode"] == "strict" and out["f1"] == STRICT[4]
+    assert out["scoring_mode"] == "strict" and out["f1"] == STRICT[4]
     assert "strict (the default)" in " ".join(_run_cli("--help").stdout.split())
 
 
 def test_oracle_answers_score_one_on_the_release_gts(gemma):
     for mode in ("paper", "strict"):
-        scored = score_frame(pd.DataFrame({"response": gemma["gt"].map(gt_to_answer), "gt": gemma["gt"]}), mode=mode)
+        scored = score_frame(pd.DataFrame({"response": gemma["gt"].map(gt_to_answer), "gt": gemma["gt"]}), scoring_mode=mode)
         assert scored["f1"].eq(1.0).all() and scored["cc"].eq(1).all(), mode
 
 
@@ -350,7 +351,7 @@ def test_strict_gt_reading():
 def test_modes_average_differently():
     df = pd.DataFrame({"response": ["a", None, "No answer", "", "x"], "gt": ["{a}", "{b}", "{c}", "{d}", "{y}"],
                        "grp": ["g1", "g1", "g2", "g2", "g2"]})
-    paper, strict = score_frame(df, mode="paper"), score_frame(df, mode="strict")
+    paper, strict = score_frame(df, scoring_mode="paper"), score_frame(df, scoring_mode="strict")
     assert paper["left_out"].tolist() == [False, True, True, False, False]
     assert not strict["left_out"].any()
     assert strict["unanswered"].tolist() == paper["unanswered"].tolist() == [False, True, True, True, False]
@@ -363,13 +364,13 @@ def test_modes_average_differently():
 
 def test_all_left_out_group_gives_nan_in_paper_mode():
     df = pd.DataFrame({"response": [None], "gt": ["{a}"]})
-    assert math.isnan(summarize(score_frame(df, mode="paper")).iloc[0]["f1"])
-    assert summarize(score_frame(df, mode="strict")).iloc[0]["f1"] == 0.0
+    assert math.isnan(summarize(score_frame(df, scoring_mode="paper")).iloc[0]["f1"])
+    assert summarize(score_frame(df, scoring_mode="strict")).iloc[0]["f1"] == 0.0
 
 
 def test_score_frame_keeps_index_and_input():
     df = pd.DataFrame({"r": ["a", float("nan")], "g": ["{a}", "{a}"]}, index=[10, 20])
-    scored = score_frame(df, response_col="r", gt_col="g", mode="paper")
+    scored = score_frame(df, response_col="r", gt_col="g", scoring_mode="paper")
     assert list(scored.index) == [10, 20] and scored["cc"].tolist() == [1, 0]
     assert scored["left_out"].tolist() == [False, True]
     assert "precision" not in df.columns
@@ -377,7 +378,7 @@ def test_score_frame_keeps_index_and_input():
 
 def test_unknown_mode_is_rejected():
     with pytest.raises(ValueError, match="lenient"):
-        score_frame(pd.DataFrame({"response": ["a"], "gt": ["a"]}), mode="lenient")
+        score_frame(pd.DataFrame({"response": ["a"], "gt": ["a"]}), scoring_mode="lenient")
 
 
 def test_dataset_of():
@@ -450,13 +451,13 @@ def test_cli_by_other_key_and_id_key(capsys, tmp_path):
         json.dumps({"id": "b--2", "response": "No answer", "gt": "{y}", "model": "m1"}),
         json.dumps({"id": "b--3", "response": None, "gt": "{y}", "model": "m2"}),
     ])
-    out = json.loads(_call_cli(capsys, str(p), "--by", "model", "--mode", "paper").stdout)
+    out = json.loads(_call_cli(capsys, str(p), "--by", "model", "--scoring-mode", "paper").stdout)
     assert (out["n"], out["left_out"], out["unanswered"], out["f1"]) == (3, 2, 2, 1.0)
     assert out["groups"]["m1"] == {"n": 2, "left_out": 1, "unanswered": 1, "precision": 1.0, "recall": 1.0,
                                    "f1": 1.0, "cc": 1.0}
     assert out["groups"]["m2"]["f1"] is None
     out = json.loads(_call_cli(capsys, str(p), "--by", "dataset").stdout)
-    assert out["mode"] == "strict" and set(out["groups"]) == {"a", "b"}
+    assert out["scoring_mode"] == "strict" and set(out["groups"]) == {"a", "b"}
     assert out["groups"]["b"] == {"n": 2, "left_out": 0, "unanswered": 2, "precision": 0.0, "recall": 0.0,
                                   "f1": 0.0, "cc": 0.0}
 
@@ -489,3 +490,13 @@ def test_cli_malformed_line_as_subprocess(tmp_path):
     p = _write(tmp_path, [json.dumps({"id": "a--1", "response": "x", "gt": "{x}"}), "{oops"])
     proc = _run_cli(str(p))
     assert proc.returncode == 2 and f"{p}:2" in proc.stderr and "malformed JSON" in proc.stderr
+
+
+def test_cli_inference_mode_picks_the_extraction_filter(capsys, tmp_path):
+    p = _write(tmp_path, [json.dumps({"id": "a", "response": "It is 40 for women.\nFinal answer: 40", "gt": "{40}"})])
+    direct = json.loads(_call_cli(capsys, str(p), "--scoring-mode", "paper").stdout)
+    tcot = json.loads(_call_cli(capsys, str(p), "--scoring-mode", "paper", "--inference-mode", "tcot").stdout)
+    assert (direct["inference_mode"], direct["f1"]) == ("direct", 0.0)
+    assert (tcot["inference_mode"], tcot["scoring_mode"], tcot["f1"], tcot["cc"]) == ("tcot", "paper", 1.0, 1.0)
+    proc = _call_cli(capsys, str(p), "--inference-mode", "telepathy")
+    assert proc.returncode == 2 and "inference mode 'telepathy' has no extraction filter" in proc.stderr

@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .schema import TABLE_PROPERTY_COLUMNS
+from evaluation_py.scoring import to_long
+from generator_py.release.properties import TABLE_PROPERTY_COLUMNS
+
+METRICS = ("precision", "recall", "f1", "cc")  # the HCT-QA metrics these fake scores stand for
 
 SYN_DATASETS = ("accidents", "education", "health", "finance", "census_syn")
 REAL_DATASETS = ("qnpc", "pak", "us_census", "arxiv")
@@ -111,11 +114,12 @@ def make_scores(
     base: float = 0.6,
     noise: float = 0.12,
     table_noise: float = 0.05,
-    modes: Sequence[str] = ("strict",),
+    scoring_modes: Sequence[str] = ("strict",),
     table_formats: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
-    """One score row per (model, format, mode, question). ``planted`` keys are table
-    or question property columns; their effect is added to F1 on rows where true."""
+    """Long scores as ``eval_scores`` holds them: one row per (model, format, scoring mode,
+    question, metric) for precision, recall, f1 and cc. ``planted`` keys are table or question
+    property columns; their effect is added to F1 on rows where true."""
     rng = np.random.default_rng(seed)
     planted = dict(planted or {})
     tq = questions.merge(tables[["table_id", "source", "dataset", *[c for c in planted if c in tables.columns]]],
@@ -139,13 +143,15 @@ def make_scores(
             precision = np.clip(2 * f1 - recall + rng.normal(0, 0.02, nq), 0.0, 1.0)
             cc = (rng.random(nq) < f1 ** 2).astype("int64")
             given = np.maximum(0, np.round(expected * rng.lognormal(-0.3 + 0.05 * mi, 0.4, nq))).astype("int64")
-            for mode in modes:
+            for mode in scoring_modes:
                 left_out = (rng.random(nq) < 0.05) if mode == "paper" else np.zeros(nq, dtype=bool)
                 frames.append(pd.DataFrame({
+                    "cache_key": [f"{model}--{fmt}--{q}" for q in tq["question_id"]],
                     "model_name": model,
                     "backend": "fake",
                     "table_format": fmt,
-                    "mode": mode,
+                    "inference_mode": "direct",
+                    "scoring_mode": mode,
                     "question_id": tq["question_id"].to_numpy(),
                     "table_id": tq["table_id"].to_numpy(),
                     "source": tq["source"].to_numpy(),
@@ -154,12 +160,12 @@ def make_scores(
                     "precision": precision,
                     "recall": recall,
                     "f1": f1,
-                    "cc": cc,
+                    "cc": cc.astype("float64"),
                     "left_out": left_out,
                     "n_values_expected": expected,
                     "n_values_given": given,
                 }))
-    return pd.concat(frames, ignore_index=True)
+    return to_long(pd.concat(frames, ignore_index=True), METRICS)
 
 
 def make_benchmark_inputs(n_tables: int, per_table: int, models: Sequence[str], seed: int = 0,

@@ -1,39 +1,21 @@
-"""Render a grid of cell texts as an HTML table or a Markdown pipe table.
+"""The HCT-QA release's table CSV -> the cell grid.
 
-Used for the real-world HCT-QA tables, of which the release gives only a CSV. The release CSV
-marks a cell merged with its neighbour (a spanning header in the original image) with `__`;
-`layout_release_grid` turns those markers into row/column spans and guesses how many leading rows
-are column headers and how many leading columns are row headers.
+The release gives each real-world table as CSV only: a first row of column indexes and a first
+column of row indexes, and `__` in a cell merged with its neighbour (a spanning header in the
+original image). `layout_release_grid` turns those markers into spans and guesses how many leading
+rows are column headers and how many leading columns are row headers; `grid_from_release_csv` gives
+the table's `TableGrid`, which every renderer reads.
 """
 from __future__ import annotations
 
-import csv
-import html
-import io
 import re
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Optional
+
+from generator_py.grid.cells import Cell, TableGrid, normalize_text
+from generator_py.release.table_csv import Grid, parse_release_csv
 
 MERGE_MARKER = "__"
-
-Grid = list[list[str]]
-
-
-def parse_release_csv(text: str) -> Grid:
-    """Release CSV -> grid of strings.
-
-    The release CSV has a first row of column indexes (`,0,1,2,...`) and a first column of row
-    indexes; both are dropped. Rows are padded with "" to the widest row.
-    """
-    rows = list(csv.reader(io.StringIO(text)))
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
-    if not rows:
-        return []
-    body = [list(r[1:]) for r in rows[1:]]
-    width = max([len(rows[0]) - 1] + [len(r) for r in body]) if body else 0
-    return [r + [""] * (width - len(r)) for r in body]
-
 
 _NUMBER_RE = re.compile(r"^[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
 _NEUTRAL = {"", "-", "--", "—", "–", "..", "...", "…", "n/a", "na", "x", "*", MERGE_MARKER}
@@ -185,101 +167,38 @@ def layout_release_grid(grid: Grid, merge_marker: str = MERGE_MARKER) -> GridLay
     return layout
 
 
-def _html_text(text: str) -> str:
-    return html.escape(text, quote=False).replace("\n", "<br>")
+def grid_from_release_csv(csv_text: str, caption: Optional[str] = None) -> TableGrid:
+    """Release CSV text -> grid: one cell per anchor of `layout_release_grid`, text whitespace-normalized
+    (an unjoined `__` marker reads as an empty cell). Roles: header rows give `column_header`
+    (`corner` over the row header columns), header columns give `row_header`, the rest `data`.
 
-
-def render_html(
-    grid: Sequence[Sequence[str]],
-    header_rows: int = 1,
-    header_columns: int = 0,
-    caption: Optional[str] = None,
-    layout: Optional[GridLayout] = None,
-) -> str:
-    """Grid -> HTML `<table>`: header rows in `<thead>` as `<th>`, the rest in `<tbody>` with the
-    first `header_columns` cells of each row as `<th>` and the others as `<td>`. Text is escaped
-    (newlines become `<br>`). With a `layout`, its spans and header extents are used instead."""
-    if layout is not None:
-        header_rows, header_columns = layout.header_rows, layout.header_columns
-    n_cols = max((len(r) for r in grid), default=0)
-    out = ["<table>"]
-    if caption:
-        out.append(f"<caption>{_html_text(caption)}</caption>")
-
-    def emit_row(r: int, header_row: bool) -> None:
-        cells = []
-        row = grid[r]
-        for c in range(n_cols):
-            if layout is not None and (r, c) in layout.covered:
+    The row header columns are, as `html_parse.grid_from_html` reads them back, the leading
+    positions every body row covers with a header cell, so the grid round-trips through HTML.
+    """
+    texts = parse_release_csv(csv_text)
+    layout = layout_release_grid(texts)
+    anchors = []
+    for r, line in enumerate(texts):
+        for c, raw in enumerate(line):
+            if (r, c) in layout.covered:
                 continue
-            text = row[c] if c < len(row) else ""
-            if layout is not None and text.strip() == MERGE_MARKER:
-                text = ""
-            tag = "th" if header_row or c < header_columns else "td"
-            attrs = ""
-            if layout is not None:
-                rs, cs = layout.span(r, c)
-                if rs > 1:
-                    attrs += f' rowspan="{rs}"'
-                if cs > 1:
-                    attrs += f' colspan="{cs}"'
-            cells.append(f"<{tag}{attrs}>{_html_text(text)}</{tag}>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-
-    header_rows = max(0, min(header_rows, len(grid)))
-    if header_rows:
-        out.append("<thead>")
-        for r in range(header_rows):
-            emit_row(r, True)
-        out.append("</thead>")
-    out.append("<tbody>")
-    for r in range(header_rows, len(grid)):
-        emit_row(r, False)
-    out.append("</tbody>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
-def _md_text(text: str) -> str:
-    text = " ".join(text.replace("\r", " ").replace("\n", " ").split())
-    return text.replace("\\", "\\\\").replace("|", "\\|")
-
-
-def render_markdown(
-    grid: Sequence[Sequence[str]],
-    header_rows: int = 1,
-    layout: Optional[GridLayout] = None,
-) -> str:
-    """Grid -> Markdown pipe table: the first row, a `---` separator, then the other rows (further
-    header rows included). `|` is escaped, newlines become spaces; cells covered by a span of the
-    `layout` (and `__` markers) are left empty. A grid with no rows gives an empty string."""
-    del header_rows  # Markdown has one header line; further header rows follow as plain rows.
-    if not grid:
-        return ""
-    n_cols = max((len(r) for r in grid), default=0)
-    if n_cols == 0:
-        return ""
-    lines = []
-    for r, row in enumerate(grid):
-        texts = []
-        for c in range(n_cols):
-            text = row[c] if c < len(row) else ""
-            if layout is not None and ((r, c) in layout.covered or text.strip() == MERGE_MARKER):
-                text = ""
-            texts.append(_md_text(text))
-        lines.append("| " + " | ".join(texts) + " |")
-        if r == 0:
-            lines.append("|" + "|".join(["---"] * n_cols) + "|")
-    return "\n".join(lines)
-
-
-def render_release_table(csv_text: str, caption: Optional[str] = None) -> tuple[str, str, Grid, GridLayout]:
-    """Release CSV text -> (html, markdown, grid, layout)."""
-    grid = parse_release_csv(csv_text)
-    layout = layout_release_grid(grid)
-    return (
-        render_html(grid, caption=caption, layout=layout),
-        render_markdown(grid, layout=layout),
-        grid,
-        layout,
-    )
+            text = "" if raw.strip() == MERGE_MARKER else normalize_text(raw)
+            rowspan, colspan = layout.span(r, c)
+            anchors.append((r, c, rowspan, colspan, text))
+    body_header = [[False] * layout.n_columns for _ in range(layout.n_rows)]
+    for r, c, rowspan, colspan, _ in anchors:
+        if r < layout.header_rows or c < layout.header_columns:  # a header cell, <th> in HTML
+            for rr in range(r, r + rowspan):
+                for cc in range(c, c + colspan):
+                    body_header[rr][cc] = True
+    header_columns = min(
+        (next((k for k, flag in enumerate(line) if not flag), len(line)) for line in body_header[layout.header_rows:]),
+        default=0)
+    cells = []
+    for r, c, rowspan, colspan, text in anchors:
+        if r < layout.header_rows:
+            role = "corner" if c < header_columns else "column_header"
+        else:
+            role = "row_header" if c < layout.header_columns else "data"
+        cells.append(Cell(r + 1, c + 1, rowspan, colspan, role, text))
+    return TableGrid(tuple(cells), header_rows=layout.header_rows, header_columns=header_columns, caption=caption)

@@ -1,9 +1,10 @@
-"""Names of the HCT-QA table and question properties, and how release values are read.
+"""The HCT-QA release's property names, and how their values are read and written.
 
 The release (the public HCT-QA `qaps` JSON) names properties in words ("Multi Level Column",
 "Row Filter Num Of Conditions"); the project stores them as snake_case columns. The table
 property columns follow ``docs/properties.md``; the question property columns follow
-``release_name_to_column`` (docs/contracts.md).
+``release_name_to_column`` (docs/contracts.md). The one place these names are listed: the
+import (`qaps_read`), the export (`qaps_write`) and the analyses read them from here.
 """
 from __future__ import annotations
 
@@ -141,6 +142,45 @@ NUMERIC_QUESTION_PROPERTY_COLUMNS: tuple[str, ...] = tuple(
 )
 
 
+# Release table property names in the order the release writes them (the order of
+# `realWorld_HCT_qaps.json`); "Row Nesting" is present on only some release tables there, the
+# export always writes it (it is our `row_nesting` column).
+RELEASE_TABLE_PROPERTY_ORDER: tuple[str, ...] = (
+    "Standard Relational Table",
+    "Multi Level Column",
+    "Balanced Multi Level Column",
+    "Symmetric Multi Level Column",
+    "Unbalanced Multi Level Column",
+    "Asymmetric Multi Level Column",
+    "Column Aggregation",
+    "Global Column Aggregation",
+    "Local Column-Group Aggregation",
+    "Explicit Column Aggregation Terms",
+    "Implicit Column Aggregation Terms",
+    ROW_NESTING_RELEASE_NAME,
+    "Balanced Row Nesting",
+    "Symmetric Row Nesting",
+    "Unbalanced Row Nesting",
+    "Asymmetric Row Nesting",
+    "Row Aggregation",
+    "Global Row Aggregation",
+    "Local Row-Group Aggregation",
+    "Explicit Row Aggregation Terms",
+    "Implicit Row Aggregation Terms",
+    "Split Header Cell",
+    "Row Group Label",
+)
+
+# Release table property name -> our column, in release order.
+RELEASE_TABLE_PROPERTY_COLUMNS: dict[str, str] = {
+    name: ("row_nesting" if name == ROW_NESTING_RELEASE_NAME else TABLE_PROPERTIES[name])
+    for name in RELEASE_TABLE_PROPERTY_ORDER
+}
+
+# Release question property name -> our column, in release order.
+RELEASE_QUESTION_PROPERTY_COLUMNS: dict[str, str] = dict(zip(QUESTION_PROPERTIES, QUESTION_PROPERTY_COLUMNS))
+
+
 def parse_release_number(value: Any) -> Optional[int]:
     """Read a numeric release property: "1" -> 1, 1 -> 1, "" / False / None -> None.
 
@@ -222,3 +262,4 @@ def question_properties_from_release(props: dict) -> dict[str, Any]:
         else:
             out[column] = parse_release_bool(value)
     return out
+

@@ -1,0 +1,61 @@
+"""The marts as Parquet files whose bytes depend only on their content.
+
+All columns in their order, no pandas index, no pandas schema metadata, zstd, fixed row-group
+size: writing the same frame twice gives identical files (the pyarrow version, which the footer
+names, aside).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .mart_frame import as_bool, as_int
+
+PARQUET_ROW_GROUP_SIZE = 4096
+PARQUET_COMPRESSION = "zstd"
+PARQUET_COMPRESSION_LEVEL = 3
+
+
+def arrow_table(frame: pd.DataFrame, bool_columns: frozenset, int_columns: frozenset, name: str) -> pa.Table:
+    """`frame` as an Arrow table: `bool_columns` as booleans, `int_columns` as int64, the rest as they are."""
+    arrays = []
+    for column in frame.columns:
+        series = frame[column]
+        where = f"{name}.{column}"
+        if column in bool_columns:
+            if series.dtype == bool:  # no missing values, nothing to check
+                arrays.append(pa.array(series.to_numpy(), type=pa.bool_()))
+            else:
+                arrays.append(pa.array([as_bool(v, where) for v in series], type=pa.bool_()))
+        elif column in int_columns:
+            if pd.api.types.is_integer_dtype(series.dtype):
+                arrays.append(pa.array(series, type=pa.int64(), from_pandas=True))
+            else:
+                arrays.append(pa.array([as_int(v, where) for v in series], type=pa.int64()))
+        else:
+            array = pa.Array.from_pandas(series)
+            # pandas' `str` / `string` dtypes give large_string, object columns give string: one
+            # type for both, so the bytes do not depend on how the frame stored its text.
+            if pa.types.is_large_string(array.type):
+                array = array.cast(pa.string())
+            arrays.append(array)
+    # Built from arrays: no pandas metadata (which names library versions) in the schema.
+    return pa.Table.from_arrays(arrays, names=[str(c) for c in frame.columns])
+
+
+def write_parquet(table: pa.Table, path: Path) -> None:
+    """Write `table` to `path` atomically (a temporary file, then a rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    pq.write_table(
+        table,
+        tmp,
+        row_group_size=PARQUET_ROW_GROUP_SIZE,
+        compression=PARQUET_COMPRESSION,
+        compression_level=PARQUET_COMPRESSION_LEVEL,
+        write_statistics=True,
+    )
+    os.replace(tmp, path)

@@ -1,0 +1,125 @@
+"""Our benchmark in the layout of the release's `realWorld_HCT_qaps.json` (written as `hctqa_qaps.json`).
+
+Tooling written for the release reads our benchmark unchanged: a list of tables ordered by
+table_id, each with `table_info` (the release's keys, then ours) and its questions ordered by
+question_id; properties under the release's names (`properties`), the answer as the `gt` string.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from generator_py.mart_frame import as_bool, as_int, as_text, check_frame, sorted_by_id
+from generator_py.render.registry import format_names
+
+from .properties import (
+    NUMERIC_QUESTION_PROPERTIES,
+    RELEASE_QUESTION_PROPERTY_COLUMNS,
+    RELEASE_TABLE_PROPERTY_COLUMNS,
+    TABLE_PROPERTY_COLUMNS,
+)
+from .table_csv import release_csv
+
+# Keys of the release's `table_info`, in its order; the path/image keys have no counterpart
+# for our tables and are written as null. Our extra keys follow them.
+RELEASE_TABLE_INFO_KEYS: tuple[str, ...] = (
+    "table_csv_path",
+    "table_image_url",
+    "table_image_local_path",
+    "table_properties",
+    "table_formats",
+)
+EXTRA_TABLE_INFO_KEYS: tuple[str, ...] = ("source", "dataset")
+
+REQUIRED_TABLE_COLUMNS: tuple[str, ...] = ("table_id",) + format_names(text_only=True) + TABLE_PROPERTY_COLUMNS
+REQUIRED_QUESTION_COLUMNS: tuple[str, ...] = ("question_id", "table_id", "question", "answer_gt") + tuple(
+    RELEASE_QUESTION_PROPERTY_COLUMNS.values()
+)
+
+_NUMERIC_RELEASE = frozenset(NUMERIC_QUESTION_PROPERTIES)
+
+
+def release_number(value: Any, where: str = "value") -> str:
+    """A numeric question property as the release writes it: `"1"`; an absent number as `""`."""
+    number = as_int(value, where)
+    return "" if number is None else str(number)
+
+
+def _question_entry(q: dict[str, Any]) -> dict[str, Any]:
+    qid = str(q["question_id"])
+    question_text = as_text(q["question"])
+    if question_text is None:
+        raise ValueError(f"questions: {qid}: missing question text")
+    props: dict[str, Any] = {}
+    for release_name, column in RELEASE_QUESTION_PROPERTY_COLUMNS.items():
+        where = f"questions: {qid}: {column}"
+        if release_name in _NUMERIC_RELEASE:
+            props[release_name] = release_number(q[column], where)
+        else:
+            props[release_name] = bool(as_bool(q[column], where))
+    return {
+        "question_id": qid,
+        "question": question_text,
+        "gt": as_text(q["answer_gt"]) or "",
+        "question_properties": props,
+    }
+
+
+def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, Any]]:
+    """The release's `qaps` structure: a list of tables ordered by table_id, questions by question_id.
+
+    Table properties are booleans under the release's names (all 22 plus "Row Nesting"); question
+    properties are booleans, except the six numeric ones, written as the release writes them:
+    strings (`"2"`), an absent number as `""`.
+    """
+    check_frame(tables, REQUIRED_TABLE_COLUMNS, "table_id", "tables")
+    check_frame(questions, REQUIRED_QUESTION_COLUMNS, "question_id", "questions")
+    tables = sorted_by_id(tables, "table_id")
+    questions = sorted_by_id(questions, "question_id")
+
+    by_table: dict[str, list[dict[str, Any]]] = {str(t): [] for t in tables["table_id"]}
+    for q in questions.to_dict("records"):
+        tid = str(q["table_id"])
+        if tid not in by_table:
+            raise ValueError(f"questions: {q['question_id']}: table_id {tid!r} is not in tables")
+        by_table[tid].append(_question_entry(q))
+
+    out: list[dict[str, Any]] = []
+    has = {c: c in tables.columns for c in EXTRA_TABLE_INFO_KEYS}
+    for t in tables.to_dict("records"):
+        tid = str(t["table_id"])
+        table_properties = {
+            name: bool(as_bool(t[column], f"tables: {tid}: {column}"))
+            for name, column in RELEASE_TABLE_PROPERTY_COLUMNS.items()
+        }
+        info: dict[str, Any] = {
+            "table_csv_path": None,
+            "table_image_url": None,
+            "table_image_local_path": None,
+            "table_properties": table_properties,
+            "table_formats": {
+                # a real table's own CSV (its merge markers keep the spans), else our flattened grid
+                "csv": release_csv(as_text(t.get("release_csv")) or as_text(t["csv"])),
+                "html": as_text(t["html"]),
+                "md": as_text(t["markdown"]),
+            },
+        }
+        for key in EXTRA_TABLE_INFO_KEYS:
+            if has[key]:
+                info[key] = as_text(t[key])
+        out.append({"table_id": tid, "table_info": info, "questions": by_table[tid]})
+    return out
+
+
+def write_qaps(qaps: Any, path: Path) -> None:
+    """Write the qaps structure as one line of UTF-8 JSON, atomically."""
+    # compact: json's C encoder only runs without indentation (about ten times faster)
+    text = json.dumps(qaps, ensure_ascii=False, allow_nan=False) + "\n"
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+    os.replace(tmp, path)

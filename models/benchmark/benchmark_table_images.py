@@ -1,0 +1,24 @@
+"""A PNG of every table, drawn from its anchored cell grid, under <exports_dir>/images/<table_id>.png."""
+import pandas as pd
+
+from generator_py.build_config import database_path, output_dir, stamp
+from generator_py.render.image import CELL_COLUMNS, tables_from_frames, write_table_images
+
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports") / "images"
+    # every table's grid, synthetic and real: the same cells the text renderers read
+    grid = dbt.ref("int_table_grid")
+    cells = grid.project(", ".join(CELL_COLUMNS)).df()
+    tables = grid.project("table_id, caption, borders").distinct().df()
+    written = write_table_images(tables_from_frames(cells, tables, "int_table_grid", "int_table_grid"), folder)
+    images = pd.DataFrame({
+        "table_id": [w.table_id for w in written],
+        "path": [w.path for w in written],
+        "width": pd.array([w.width for w in written], dtype="int32"),
+        "height": pd.array([w.height for w in written], dtype="int32"),
+        "sha256": [w.sha256 for w in written],
+    })
+    return stamp(images, dbt.ref("stg_build_config"))
