@@ -50,7 +50,7 @@ def _value_text(v: object):
 
 def answer_option(rows: Iterable[Sequence[object]]) -> str:
     """Answer rows (raw values) as an option in the `gt` format of benchmark_questions.answer_gt
-    (formatting.format_gt, with each value's text remembered: items format the same numbers often)."""
+    (release.gt.format_gt, with each value's text remembered: items format the same numbers often)."""
     parts = []
     for row in rows:
         parts.append("{" + " | ".join(t for t in (_value_text(v) for v in row) if t is not None) + "}")

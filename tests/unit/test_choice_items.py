@@ -11,7 +11,7 @@ from generator_py.choice_items.option_text import options_differ
 from generator_py.choice_items.positions import position_question
 from generator_py.choice_items.pseudo_table import pseudo_relevant_table
 from generator_py.choice_items.strategies import Question
-from generator_py.formatting import format_gt
+from generator_py.release.gt import format_gt
 
 from choice_grids import GRID, small_table, spec
 

@@ -17,7 +17,7 @@ MAX = [{"kind": "aggregate", "function": "max"}]
 
 
 def q(template_id, filters, answer_rows, select=None, **kw) -> Question:
-    from generator_py.formatting import format_gt
+    from generator_py.release.gt import format_gt
 
     return Question("q1", template_id, spec(filters, select, **kw), answer_rows, format_gt(answer_rows))
 
@@ -35,7 +35,7 @@ def test_option_values_read_like_scoring():
 
 def test_answer_option_is_the_gt_format():
     from generator_py.choice_items.option_text import answer_option
-    from generator_py.formatting import format_gt
+    from generator_py.release.gt import format_gt
 
     rows = [["Germany", 12.5, None], [True, 1, 1.0], [3.14159, "x", 2.005]]
     assert answer_option(rows) == format_gt(rows) == "{Germany | 12.5} || {true | 1 | 1} || {3.14 | x | 2.01}"
