@@ -165,9 +165,9 @@ def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
     return out
 
 
-def items_frame(rows: Iterable[dict]) -> pd.DataFrame:
-    rows = list(rows)
-    frame = pd.DataFrame({c: [r[c] for r in rows] for c in COLUMNS}, columns=list(COLUMNS))
+def items_frame(rows: Iterable[tuple]) -> pd.DataFrame:
+    """Rows as tuples in COLUMNS order (what the workers send back) -> the mart's frame, by item_id."""
+    frame = pd.DataFrame.from_records(list(rows), columns=list(COLUMNS))
     for c in ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col"):
         frame[c] = frame[c].astype("Int64")
     return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
@@ -190,9 +190,12 @@ def _items_of(table_ids: set, inputs: dict, seed: int) -> list[dict]:
 _SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
 
 
-def _work(table_ids: list) -> list[tuple]:
-    rows = _items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"])
+def _as_tuples(rows: list[dict]) -> list[tuple]:
     return [tuple(r[c] for c in COLUMNS) for r in rows]
+
+
+def _work(table_ids: list) -> list[tuple]:
+    return _as_tuples(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
 
 
 def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
@@ -220,11 +223,11 @@ def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relatio
     table_ids = benchmark_tables["table_id"].tolist()
     workers = workers or min(2, os.cpu_count() or 1)
     if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
-        return items_frame(_items_of(set(table_ids), inputs, seed))
+        return items_frame(_as_tuples(_items_of(set(table_ids), inputs, seed)))
     _SHARED.update(inputs=inputs, seed=seed)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             parts = list(pool.map(_work, _chunks(instances, table_ids, workers * 3)))
     finally:
         _SHARED.clear()
-    return items_frame(dict(zip(COLUMNS, r)) for part in parts for r in part)
+    return items_frame(r for part in parts for r in part)
