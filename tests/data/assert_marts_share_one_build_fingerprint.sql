@@ -9,6 +9,10 @@ with stamps as (
     union all
     select distinct 'benchmark_exports' as mart, build_fingerprint from {{ ref('benchmark_exports') }}
     union all
+    select distinct 'benchmark_choice_items' as mart, build_fingerprint from {{ ref('benchmark_choice_items') }}
+    union all
+    select distinct 'benchmark_choice_item_counts' as mart, build_fingerprint from {{ ref('benchmark_choice_item_counts') }}
+    union all
     select distinct 'benchmark_table_images' as mart, build_fingerprint from {{ ref('benchmark_table_images') }}
     union all
     select distinct 'eval_requests' as mart, build_fingerprint from {{ ref('eval_requests') }}

@@ -1,0 +1,100 @@
+"""One HCT as the item builders see it: its relational rows, its value cells by position, its CSV grid."""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import NamedTuple, Optional
+
+from ..formatting import format_value
+from ..questions.spec import Rows
+
+
+@lru_cache(maxsize=1 << 18)
+def canonical_text(value: float) -> str:
+    return format_value(value)
+
+
+class ValueCell(NamedTuple):
+    """A data or aggregate cell of the grid (1-based CSV row and column); a tuple: tables hold many."""
+
+    row: int
+    col: int
+    role: str  # 'data' or 'aggregate'
+    value: float
+    row_group: tuple
+    col_group: tuple
+    answer_text: str  # the value as an answer states it (canonical number), not as the cell prints it
+
+
+def value_cell(row: int, col: int, role: str, value: float, row_group: tuple, col_group: tuple) -> ValueCell:
+    return ValueCell(row, col, role, value, row_group, col_group, canonical_text(value))
+
+
+@dataclass
+class ChoiceTable:
+    table_id: str
+    template_key: str  # tables with the same key share structure and headers (one individual template)
+    row_attributes: tuple
+    col_attributes: tuple
+    rows: Rows
+    cells: dict = field(default_factory=dict)  # (row, col) -> ValueCell
+    grid: list = field(default_factory=list)  # CSV rendering: list of rows of cell texts
+    data_by_answer: dict = field(default_factory=dict)  # canonical value text -> data ValueCell
+
+    def __post_init__(self) -> None:
+        self.data_by_answer = {c.answer_text: c for c in self.cells.values() if c.role == "data"}
+
+    def attribute_values(self, attribute: str) -> frozenset:
+        cache = self.__dict__.setdefault("_values_cache", {})
+        if attribute not in cache:
+            i = self.rows.index[attribute]
+            cache[attribute] = frozenset(r[i] for r in self.rows.rows if r[i] is not None)
+        return cache[attribute]
+
+    def parents_of(self, attribute: str) -> dict:
+        """Each value of the attribute -> the values of the attributes above it on its axis."""
+        cache = self.__dict__.setdefault("_parents_cache", {})
+        if attribute not in cache:
+            idx = self.rows.index[attribute]
+            attrs = list(self.row_attributes if attribute in self.row_attributes else self.col_attributes)
+            parents = [self.rows.index[a] for a in attrs[:attrs.index(attribute)]]
+            found: dict = {}
+            for r in self.rows.rows:
+                if r[idx] is not None and r[idx] not in found:
+                    found[r[idx]] = tuple(r[p] for p in parents)
+            cache[attribute] = found
+        return cache[attribute]
+
+    def data_cell_of(self, answer_value: str) -> Optional[ValueCell]:
+        return self.data_by_answer.get(answer_value)
+
+    def data_cells_of_rows(self, rel_rows: list[tuple]) -> list[ValueCell]:
+        """The data cells that show these relational rows (attribute values -> row and column paths)."""
+        n_row = len(self.row_attributes)
+        out = []
+        for r in rel_rows:
+            row_group = tuple(v for v in r[:n_row] if v is not None)
+            col_group = tuple(v for v in r[n_row:-1] if v is not None)
+            cell = self._by_path().get((row_group, col_group))
+            if cell is not None:
+                out.append(cell)
+        return out
+
+    def _by_path(self) -> dict:
+        cached = getattr(self, "_path_index", None)
+        if cached is None:
+            cached = {(c.row_group, c.col_group): c for c in self.cells.values() if c.role == "data"}
+            self._path_index = cached
+        return cached
+
+
+def parse_csv_grid(text: str, table_id: str) -> list[list[str]]:
+    """The CSV rendering as a rectangular grid of texts (row 1 is the first header row)."""
+    grid = [list(r) for r in csv.reader(io.StringIO(text))]
+    grid = [r for r in grid if r]
+    if not grid:
+        raise ValueError(f"table {table_id}: empty CSV rendering")
+    width = max(len(r) for r in grid)
+    return [r + [""] * (width - len(r)) for r in grid]

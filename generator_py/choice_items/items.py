@@ -1,0 +1,233 @@
+"""Assemble benchmark_choice_items: one row per two-option item, from questions and table grids."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from typing import Iterable, Optional
+
+import pandas as pd
+
+from ..questions.spec import Rows, evaluate_spec
+from ..rng import rng_for, stable_int
+from .choice_table import ChoiceTable, ValueCell, canonical_text, parse_csv_grid
+from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
+from .option_text import answer_option
+from .positions import position_question
+from .probes import PROBES, GridView, make_probe, render
+from .pseudo_table import pseudo_relevant_table
+from .strategies import STRATEGIES, STRATEGY_FUNCTIONS, Distractor, Question
+
+QUESTION_SUBSETS = ("b_tis", "su_tis", "m_tis")
+SUBSETS = QUESTION_SUBSETS + PROBES
+# the selection (1, 2, 3, 6, 12, 13) and aggregation (4, 5, 7-11) templates: answers that are value sets
+CHOICE_TEMPLATES = frozenset(range(1, 14))
+# strategies that re-run the question's spec with one change
+SPEC_STRATEGIES = frozenset({"sibling_condition", "wrong_function"})
+
+COLUMNS = ("item_id", "subset", "table_id", "other_table_id", "other_table_position", "source_question_id",
+           "template_id", "question", "option_a", "option_b", "correct_option", "distractor_strategy",
+           "distractor_provenance", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row",
+           "wrong_col", "position_axis", "content_variant", "table_csv")
+
+
+def _list(v) -> tuple:
+    return tuple() if v is None else tuple(v)
+
+
+def _columns(frame: pd.DataFrame, *names: str) -> list:
+    """Columns as Python lists, zipped (row-wise access to list-typed columns is slow in pandas)."""
+    return list(zip(*(frame[n].tolist() for n in names)))
+
+
+def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells: pd.DataFrame,
+                  csv_by_table: dict) -> dict[str, ChoiceTable]:
+    """Every synthetic table as a ChoiceTable (relational rows, value cells, CSV grid)."""
+    rows_by_table: dict = defaultdict(list)
+    ordered = relational_rows.sort_values(["table_id", "rel_row"])
+    for table_id, row_labels, col_labels, value in _columns(ordered, "table_id", "row_labels", "col_labels", "value"):
+        rows_by_table[table_id].append(_list(row_labels) + _list(col_labels) + (float(value),))
+    cells_by_table: dict = defaultdict(dict)
+    for table_id, row, col, role, value, row_group, col_group in _columns(
+            cells, "table_id", "grid_row", "grid_col", "role", "value", "row_group", "col_group"):
+        if role in ("data", "aggregate") and value is not None and value == value:
+            row, col, value = int(row), int(col), float(value)
+            cells_by_table[table_id][(row, col)] = ValueCell(row, col, role, value, tuple(row_group), tuple(col_group),
+                                                             canonical_text(value))
+    out = {}
+    for table_id, domain, template_name, variant_id, row_attributes, col_attributes in sorted(_columns(
+            instances, "table_id", "domain", "template_name", "variant_id", "row_attributes", "col_attributes")):
+        if table_id not in csv_by_table:
+            raise ValueError(f"table {table_id}: no CSV rendering in benchmark_tables")
+        row_attrs, col_attrs = _list(row_attributes), _list(col_attributes)
+        out[table_id] = ChoiceTable(
+            table_id=table_id, template_key=f"{domain}--{template_name}--v{int(variant_id):04d}",
+            row_attributes=row_attrs, col_attributes=col_attrs,
+            rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[table_id]),
+            cells=cells_by_table[table_id], grid=parse_csv_grid(csv_by_table[table_id], table_id))
+    return out
+
+
+def _question(r) -> Question:
+    try:
+        spec = json.loads(r.spec_json)
+        answer_rows = json.loads(r.answer_rows)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"question {r.question_id}: unreadable spec_json or answer_rows ({e})") from e
+    return Question(r.question_id, int(r.template_id), spec, answer_rows, r.answer_gt)
+
+
+def choose_distractor(q: Question, table: ChoiceTable, seed: int) -> Optional[Distractor]:
+    """The first strategy that applies, trying them from a seeded starting point (so all are used)."""
+    spec_ok = None
+    rng = rng_for(seed, "choice_distractor", q.question_id)
+    start = rng.randrange(len(STRATEGIES))
+    for k in range(len(STRATEGIES)):
+        name = STRATEGIES[(start + k) % len(STRATEGIES)]
+        if name in SPEC_STRATEGIES:
+            if spec_ok is None:
+                spec_ok = answer_option(evaluate_spec(table.rows, q.spec)) == q.correct
+            if not spec_ok:
+                continue  # the Python reading of the spec must reproduce the answer before a change to it counts
+        d = STRATEGY_FUNCTIONS[name](q, table, rng)
+        if d is not None:
+            return d
+    return None
+
+
+def _options(item_id: str, right: str, wrong: str, seed: int) -> dict:
+    if stable_int(seed, "choice_order", item_id) % 2 == 0:
+        return {"option_a": right, "option_b": wrong, "correct_option": "A"}
+    return {"option_a": wrong, "option_b": right, "correct_option": "B"}
+
+
+def _row(**values) -> dict:
+    return {c: values.get(c) for c in COLUMNS}
+
+
+def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int) -> list[dict]:
+    by_template: dict = defaultdict(list)
+    for t in tables.values():
+        by_template[t.template_key].append(t)
+    out = []
+    for r in questions.sort_values("question_id").itertuples(index=False):
+        if int(r.template_id) not in CHOICE_TEMPLATES or r.table_id not in tables or r.answer_gt is None:
+            continue
+        q, table = _question(r), tables[r.table_id]
+        d = choose_distractor(q, table, seed)
+        if d is None:
+            continue
+        common = dict(table_id=r.table_id, source_question_id=q.question_id, template_id=q.template_id,
+                      distractor_strategy=d.strategy, distractor_provenance=d.provenance, content_variant="original")
+        item_id = f"b_tis--{q.question_id}"
+        out.append(_row(item_id=item_id, subset="b_tis", question=r.question,
+                        **_options(item_id, q.correct, d.option, seed), **common))
+        pq = position_question(q, table)
+        if pq is not None:
+            item_id = f"su_tis--{q.question_id}"
+            out.append(_row(item_id=item_id, subset="su_tis", question=pq.question, position_axis=pq.axis,
+                            **_options(item_id, q.correct, d.option, seed), **common))
+        other = pseudo_relevant_table(q.spec, table, by_template[table.template_key],
+                                      rng_for(seed, "choice_pseudo_table", q.question_id))
+        if other is not None:
+            item_id = f"m_tis--{q.question_id}"
+            out.append(_row(item_id=item_id, subset="m_tis", question=r.question, other_table_id=other.table_id,
+                            other_table_position=other.position,
+                            **_options(item_id, q.correct, d.option, seed), **common))
+    return out
+
+
+def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
+    """One probe of each kind per table, asked on each content variant of its grid."""
+    out = []
+    for table_id in sorted(grids):
+        grid = grids[table_id]
+        variants = {v: variant_grid(grid, v, rng_for(seed, "choice_content", table_id, v)) for v in CONTENT_VARIANTS}
+        views = {v: GridView(g) for v, g in variants.items()}
+        for kind in PROBES:
+            probe = make_probe(kind, views["original"], rng_for(seed, "choice_probe", table_id, kind))
+            if probe is None:
+                continue
+            for variant, vgrid in variants.items():
+                question, right, wrong = render(probe, views[variant])
+                item_id = f"{kind}--{table_id}--{variant}"
+                anchor = probe.anchor or (None, None)
+                out.append(_row(item_id=item_id, subset=kind, table_id=table_id, question=question,
+                                distractor_strategy="nearby_position",
+                                distractor_provenance=probe.direction,
+                                target_row=probe.target[0], target_col=probe.target[1],
+                                anchor_row=anchor[0], anchor_col=anchor[1],
+                                wrong_row=probe.wrong[0], wrong_col=probe.wrong[1], content_variant=variant,
+                                table_csv=None if variant == "original" else grid_csv(vgrid),
+                                **_options(item_id, right, wrong, seed)))
+    return out
+
+
+def items_frame(rows: Iterable[tuple]) -> pd.DataFrame:
+    """Rows as tuples in COLUMNS order (what the workers send back) -> the mart's frame, by item_id."""
+    frame = pd.DataFrame.from_records(list(rows), columns=list(COLUMNS))
+    for c in ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col"):
+        frame[c] = frame[c].astype("Int64")
+    return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
+
+
+def _items_of(table_ids: set, inputs: dict, seed: int) -> list[dict]:
+    """The items of these tables (whole individual templates, so m_tis finds its candidates among them)."""
+    def only(frame):
+        return frame[frame["table_id"].isin(table_ids)]
+
+    benchmark_tables = only(inputs["benchmark_tables"])
+    csv_by_table = dict(zip(benchmark_tables["table_id"], benchmark_tables["csv"]))
+    tables = choice_tables(only(inputs["instances"]), only(inputs["relational_rows"]), only(inputs["cells"]),
+                           csv_by_table)
+    grids = {tid: (tables[tid].grid if tid in tables else parse_csv_grid(text, tid))
+             for tid, text in csv_by_table.items() if text}
+    return question_items(only(inputs["questions"]), tables, seed) + probe_items(grids, seed)
+
+
+_SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
+
+
+def _as_tuples(rows: list[dict]) -> list[tuple]:
+    return [tuple(r[c] for c in COLUMNS) for r in rows]
+
+
+def _work(table_ids: list) -> list[tuple]:
+    return _as_tuples(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
+
+
+def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
+    """Table ids in n chunks of whole individual templates, balanced by table count, biggest first."""
+    key_of = {t: f"{d}--{n_}--{v}" for t, d, n_, v in
+              zip(instances["table_id"], instances["domain"], instances["template_name"], instances["variant_id"])}
+    groups: dict = defaultdict(list)
+    for t in sorted(table_ids):
+        groups[key_of.get(t, t)].append(t)
+    loads, out = [0] * n, [[] for _ in range(n)]
+    for key in sorted(groups, key=lambda k: (-len(groups[k]), k)):
+        k = min(range(n), key=loads.__getitem__)
+        out[k].extend(groups[key])
+        loads[k] += len(groups[key])
+    return [c for c in out if c]
+
+
+def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
+                       cells: pd.DataFrame, benchmark_tables: pd.DataFrame, seed: int,
+                       workers: Optional[int] = None) -> pd.DataFrame:
+    """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table.
+    The content does not depend on the number of workers (forked processes, by individual template)."""
+    inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells,
+                  benchmark_tables=benchmark_tables)
+    table_ids = benchmark_tables["table_id"].tolist()
+    workers = workers or min(2, os.cpu_count() or 1)
+    if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
+        return items_frame(_as_tuples(_items_of(set(table_ids), inputs, seed)))
+    _SHARED.update(inputs=inputs, seed=seed)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            parts = list(pool.map(_work, _chunks(instances, table_ids, workers * 3)))
+    finally:
+        _SHARED.clear()
+    return items_frame(r for part in parts for r in part)

@@ -1,0 +1,18 @@
+"""TabIS-style two-option items (b_tis, su_tis, m_tis) and structure probes (tsu_*) on the benchmark's tables."""
+from generator_py.build_config import stamp
+from generator_py.choice_items import build_choice_items
+from generator_py.dbt_inputs import seed_var
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    questions = (dbt.ref("benchmark_questions").filter("source = 'synthetic'")
+                 .project("question_id, table_id, template_id, question, answer_gt, answer_rows, spec_json").df())
+    instances = dbt.ref("int_table_instances").project(
+        "table_id, domain, template_name, variant_id, row_attributes, col_attributes").df()
+    relational_rows = dbt.ref("int_relational_rows").project("table_id, rel_row, row_labels, col_labels, value").df()
+    cells = (dbt.ref("int_hct_cells").filter("role in ('data', 'aggregate')")
+             .project("table_id, grid_row, grid_col, role, value, row_group, col_group").df())
+    tables = dbt.ref("benchmark_tables").project("table_id, csv").df()
+    items = build_choice_items(questions, instances, relational_rows, cells, tables, seed_var(dbt.config.get("seed")))
+    return stamp(items, dbt.ref("stg_build_config"))
