@@ -74,17 +74,29 @@ def neighbour_cell(q: Question, t: ChoiceTable, rng: random.Random) -> Optional[
     """One answer value read off an adjacent data cell instead (TabIS error type R3)."""
     if not q.selects_values_only:
         return None
+    def neighbours(cell: ValueCell):
+        for dr, dc in _shuffled(rng, ((-1, 0), (1, 0), (0, -1), (0, 1))):
+            n = t.cells.get((cell.row + dr, cell.col + dc))
+            if n is not None and n.role == "data":
+                yield n
+
+    return _swap_answer_cell(q, t, rng, "neighbour_cell", neighbours,
+                             lambda cell, n: f"row {cell.row} column {cell.col} -> row {n.row} column {n.col}")
+
+
+def _swap_answer_cell(q: Question, t: ChoiceTable, rng: random.Random, strategy: str, candidates,
+                      describe) -> Optional[Distractor]:
+    """The first accepted answer with one value's cell replaced by a candidate cell (answer values in
+    seeded order, `candidates(cell)` in its own order), values already in the answer skipped."""
     taken = _answer_texts(q)
     for i in _shuffled(rng, range(len(q.answer_rows))):
         cell = t.data_cell_of(q.answer_rows[i][-1])
         if cell is None:
             continue
-        for dr, dc in _shuffled(rng, ((-1, 0), (1, 0), (0, -1), (0, 1))):
-            n = t.cells.get((cell.row + dr, cell.col + dc))
-            if n is None or n.role != "data" or option_value_key(n.answer_text) in taken:
+        for other in candidates(cell):
+            if option_value_key(other.answer_text) in taken:
                 continue
-            d = _accept(q, _replace_value(q, i, n.answer_text), "neighbour_cell",
-                        f"row {cell.row} column {cell.col} -> row {n.row} column {n.col}")
+            d = _accept(q, _replace_value(q, i, other.answer_text), strategy, describe(cell, other))
             if d:
                 return d
     return None
@@ -118,18 +130,9 @@ def aggregate_for_data(q: Question, t: ChoiceTable, rng: random.Random) -> Optio
         return None
     if not q.selects_values_only:
         return None
-    for i in _shuffled(rng, range(len(q.answer_rows))):
-        cell = t.data_cell_of(q.answer_rows[i][-1])
-        if cell is None:
-            continue
-        for a in _group_aggregates(t, cell):
-            if option_value_key(a.answer_text) in taken:
-                continue
-            d = _accept(q, _replace_value(q, i, a.answer_text), "aggregate_for_data",
-                        f"data cell row {cell.row} column {cell.col} -> aggregate row {a.row} column {a.col}")
-            if d:
-                return d
-    return None
+    return _swap_answer_cell(
+        q, t, rng, "aggregate_for_data", lambda cell: _group_aggregates(t, cell),
+        lambda cell, a: f"data cell row {cell.row} column {cell.col} -> aggregate row {a.row} column {a.col}")
 
 
 def _siblings(t: ChoiceTable, attribute: str, value: str, excluded: set) -> list[str]:
