@@ -99,10 +99,18 @@ def ci_build(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def ci_db(ci_build):
+def ci_connection(ci_build):
     con = duckdb.connect(str(ci_build / "hctqa.duckdb"), read_only=True)
     yield con
     con.close()
+
+
+@pytest.fixture
+def ci_db(ci_connection):
+    """A cursor of its own per test: a result one test leaves unfetched cannot block the next."""
+    cursor = ci_connection.cursor()
+    yield cursor
+    cursor.close()
 
 
 # ------------------------------------------------------------------ question-generation test data

@@ -27,7 +27,7 @@ def column_hashes(con, table: str, key: str) -> dict:
     parts = ", ".join(
         f"sha256(string_agg(coalesce(cast(\"{c}\" as varchar), '<NULL>'), chr(31) order by \"{key}\"))"
         for c in columns)
-    hashes = con.execute(f"select count(*), {parts} from main.{table}").fetchone()
+    hashes = con.execute(f"select count(*), {parts} from main.{table}").fetchall()[0]
     return {"rows": hashes[0], "columns": dict(zip(columns, hashes[1:]))}
 
 
