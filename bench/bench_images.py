@@ -1,7 +1,7 @@
 """Benchmark the table images: every default-scale table drawn as a PNG and written to disk.
 
 Builds the generation models of the default scale in a scratch copy of the project (or uses
-`--db`, a database that already holds `intermediate.int_hct_cells`), then, `--runs` times: reads the
+`--db`, a database that already holds `intermediate.int_table_grid`), then, `--runs` times: reads the
 cells and table fields, turns them into ImageTables, draws and writes every PNG with
 `write_table_images` (worker processes: the CPUs this process may use). Prints the median wall time
 of each step and of the whole, the CPU seconds of the drawing (all processes), the load average
@@ -40,8 +40,9 @@ def one_run(db: Path, folder: Path) -> dict:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     con = duckdb.connect(str(db), read_only=True)
-    cells = con.sql(f"select {', '.join(CELL_COLUMNS)} from intermediate.int_hct_cells").df()
-    fields = con.sql("select table_id, value_name as caption, borders from intermediate.int_table_instances").df()
+    # what benchmark_table_images reads: the grid of every table
+    cells = con.sql(f"select {', '.join(CELL_COLUMNS)} from intermediate.int_table_grid").df()
+    fields = con.sql("select distinct table_id, caption, borders from intermediate.int_table_grid").df()
     con.close()
     t1 = time.perf_counter()
     tables = tables_from_frames(cells, fields)
@@ -63,7 +64,7 @@ def main() -> None:
     db = args.db
     if db is None:
         project = scratch_project()
-        wall, _ = timed_dbt(project, "build", "--select", "+int_hct_cells", "+int_table_instances",
+        wall, _ = timed_dbt(project, "build", "--select", "+int_table_grid",
                             "--exclude", "resource_type:test")
         print(f"generation models built in {wall:.1f} s")
         db = project / "hctqa.duckdb"
