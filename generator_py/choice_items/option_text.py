@@ -10,7 +10,7 @@ from functools import lru_cache
 from decimal import Decimal, InvalidOperation
 from typing import Iterable, Sequence
 
-from ..formatting import format_value
+from ..release.gt import format_gt
 
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
@@ -37,21 +37,6 @@ def options_differ(a: str, b: str) -> bool:
     return option_values(a) != option_values(b)
 
 
-_VALUE_TEXT: dict = {}  # (type, value) -> text: a type in the key keeps True and 1 apart
-
-
-def _value_text(v: object):
-    key = (v.__class__, v)
-    text = _VALUE_TEXT.get(key)
-    if text is None and v is not None:
-        text = _VALUE_TEXT[key] = format_value(v)
-    return text
-
-
 def answer_option(rows: Iterable[Sequence[object]]) -> str:
-    """Answer rows (raw values) as an option in the `gt` format of benchmark_questions.answer_gt
-    (release.gt.format_gt, with each value's text remembered: items format the same numbers often)."""
-    parts = []
-    for row in rows:
-        parts.append("{" + " | ".join(t for t in (_value_text(v) for v in row) if t is not None) + "}")
-    return " || ".join(parts)
+    """Answer rows (raw values) as an option: the `gt` string of benchmark_questions.answer_gt."""
+    return format_gt(rows)

@@ -17,6 +17,7 @@ nothing else splits: `{30.41 | 32.22} {69.59 | 67.78}` gives `30.41`, `32.22 69.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from generator_py.formatting import format_value
@@ -27,11 +28,24 @@ _TRAILING_ZEROS_RE = re.compile(r"(\d)(?:\.0+|(\.\d*?[1-9])0+)\b")
 _BRACES = str.maketrans("", "", "{}")
 
 
+@lru_cache(maxsize=1 << 16)
+def _cached_value_text(kind: type, value: object, rounding: str):
+    """format_value, remembered: answers state the same numbers often. `kind` keeps True and 1 apart."""
+    return format_value(value, rounding)
+
+
+def _value_text(value: object, rounding: str):
+    try:
+        return _cached_value_text(value.__class__, value, rounding)
+    except TypeError:  # an unhashable value
+        return format_value(value, rounding)
+
+
 def format_gt(rows: Iterable[Sequence[object]], rounding: str = "half_up") -> str:
     """Rows of values as the `gt` string: `{a | b} || {c | d}`; NULLs inside a row are left out."""
     parts = []
     for row in rows:
-        values = [t for t in (format_value(v, rounding) for v in row) if t is not None]
+        values = [t for t in (_value_text(v, rounding) for v in row) if t is not None]
         parts.append("{" + " | ".join(values) + "}")
     return " || ".join(parts)
 
