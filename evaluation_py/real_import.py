@@ -41,8 +41,11 @@ def _dataset(table_id: str) -> str:
     return table_id.split("--", 1)[0]
 
 
-def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_release(path: Union[str, Path], renderings: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read the release's real-world `qaps` JSON -> (tables frame, questions frame).
+
+    `renderings=False` leaves the text renderings out (NULL): the build renders every table's grid
+    once, in int_table_renderings.
 
     Raises FileNotFoundError when `path` does not exist (or a folder lacks the file), ValueError
     (naming the file and the offending table / question) for malformed content.
@@ -63,7 +66,7 @@ def load_release(path: Union[str, Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
             "variant_id": None,
             "replica": None,
             "title": None,
-            **{name: render(grid, name) for name in format_names(text_only=True)},
+            **({name: render(grid, name) for name in format_names(text_only=True)} if renderings else {}),
             "relational_csv": None,
             "n_rows": grid.n_rows,
             "n_columns": grid.n_columns,
@@ -113,11 +116,11 @@ def _empty(columns: tuple[str, ...], bool_columns: tuple[str, ...], int_columns:
     return pd.DataFrame({c: pd.Series(dtype=t) for c, t in dtypes.items()})
 
 
-def load_release_or_empty(path_setting) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_release_or_empty(path_setting, renderings: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """`load_release` for a configured path (a dbt var rendered as text); empty frames when it is unset."""
     text = None if path_setting is None else str(path_setting).strip()
     if text and text not in ("None", "null"):
-        return load_release(text)
+        return load_release(text, renderings)
     int_table = ("variant_id", "replica", "n_rows", "n_columns", "n_cells", "column_header_depth", "row_header_depth")
     int_question = ("template_id", "phrasing", "answer_n_rows", "answer_n_values") + tuple(NUMERIC_QUESTION_PROPERTY_COLUMNS)
     bool_question = tuple(c for c in QUESTION_PROPERTY_COLUMNS if c not in NUMERIC_QUESTION_PROPERTY_COLUMNS)

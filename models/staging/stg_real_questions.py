@@ -4,5 +4,5 @@ from evaluation_py.real_import import QUESTION_COLUMNS, load_release_or_empty
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    _, questions = load_release_or_empty(dbt.config.get("hctqa_release_dir"))
+    _, questions = load_release_or_empty(dbt.config.get("hctqa_release_dir"), renderings=False)
     return questions[list(QUESTION_COLUMNS)]

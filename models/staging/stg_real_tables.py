@@ -9,6 +9,6 @@ from generator_py.render.registry import format_names
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    tables, _ = load_release_or_empty(dbt.config.get("hctqa_release_dir"))
+    tables, _ = load_release_or_empty(dbt.config.get("hctqa_release_dir"), renderings=False)
     renderings = set(format_names(text_only=True))
     return tables[[c for c in TABLE_COLUMNS if c not in renderings]]
