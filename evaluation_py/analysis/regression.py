@@ -65,9 +65,12 @@ def model_type_of(metric: str) -> str:
 
 
 def default_metric_modes(scores: pd.DataFrame | None = None) -> dict[str, str]:
-    """Every registered metric (with ``scores``: every one that has rows there), on strict scores."""
-    present = None if scores is None or "metric" not in scores.columns else set(scores["metric"].unique())
-    return {m: "strict" for m in metric_registry.names() if present is None or m in present}
+    """Every registered metric that has rows in ``scores`` (without rows: every scored one), on strict scores;
+    so a verdict metric (the judge) is fitted only in builds that have one."""
+    if scores is not None and len(scores) and "metric" in scores.columns:
+        present = set(scores["metric"].unique())
+        return {m: "strict" for m in metric_registry.names() if m in present}
+    return {m: "strict" for m in metric_registry.scored_names()}
 
 
 NO_COUNTS = {"n": 0, "n_left_out": 0, "n_questions": 0, "n_tables": 0}

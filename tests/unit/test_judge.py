@@ -247,3 +247,22 @@ def test_agreement_counts_from_judgements_and_scores():
     with pytest.raises(ValueError, match="judged prediction 'k0' has no strict cc row"):
         judge_agreement(judgements, scores.iloc[1:])
     assert judge_agreement(judgements.iloc[:0], scores).empty
+
+
+# ---------------------------------------------------------------- the judge metric in the regression
+
+def test_the_regression_takes_the_judge_metric_without_it_dropping_rows_of_the_others():
+    from evaluation_py.analysis.regression import property_regression
+    from evaluation_py.testing.analysis_inputs import make_benchmark_inputs
+
+    tables, questions, scores = make_benchmark_inputs(120, 3, ["m1"], seed=5)
+    without = property_regression(scores, tables, questions)
+    assert "judge" not in set(without.metric)  # no judge in the build: no judge rows
+    strict_cc = scores[(scores.scoring_mode == "strict") & (scores.metric == "cc")]
+    judged = strict_cc.iloc[::2]  # a verdict on every other prediction (the rest: judge errors)
+    rows = judged.assign(metric="judge", value=judged["value"].to_numpy())
+    with_judge = property_regression(pd.concat([scores, rows], ignore_index=True), tables, questions)
+    fitted = with_judge[(with_judge.metric == "judge") & with_judge.coef.notna()]
+    assert len(fitted) and set(fitted.n) == {len(judged)}
+    pd.testing.assert_frame_equal(with_judge[with_judge.metric != "judge"].reset_index(drop=True),
+                                  without.reset_index(drop=True))
