@@ -7,7 +7,7 @@ Both take two texts: the values a scoring mode read from the answer and from the
 each side's values joined by a space in the order they came (:func:`evaluation_py.scoring.score_lists`).
 So a multi-value answer is compared as one text: its values in another order score lower (ROUGE-L
 follows the longest common subsequence, BLEU the n-grams), an extra value lowers precision, a
-missing one recall. An empty side scores 0.
+missing one recall. An empty side scores 0, two equal texts 1.
 
 - ``rouge_l``: the ROUGE-L F-measure, words being runs of Unicode letters and digits, lower-cased
   (rouge-score's own tokenizer keeps ASCII only: it would read ``Zürich`` as ``z rich``), no stemming.
@@ -43,6 +43,8 @@ _BLEU = BLEU(effective_order=True)
 def rouge_l(answer: str, gt: str) -> float:
     if not answer.strip() or not gt.strip():
         return 0.0
+    if answer.strip() == gt.strip():
+        return 1.0  # also where no word is left to compare (a value of punctuation only: `-`)
     return float(_ROUGE.score(gt, answer)["rougeL"].fmeasure)
 
 
@@ -50,5 +52,7 @@ def rouge_l(answer: str, gt: str) -> float:
 def bleu(answer: str, gt: str) -> float:
     if not answer.strip() or not gt.strip():
         return 0.0
+    if answer.strip() == gt.strip():
+        return 1.0
     # sacrebleu's float sum can pass 100 by a rounding error (100.00000000000004): kept in [0, 1]
     return min(1.0, max(0.0, _BLEU.sentence_score(answer, [gt]).score / 100.0))
