@@ -20,6 +20,7 @@ become the ``judge`` metric of ``eval_scores`` (:func:`verdicts`). No dbt import
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ JUDGEMENT_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode",
                      "judge_backend", "judge_model", "judge_prompt_version", "judge_response", "judge_score",
                      "judge_correct", "error_kind", "error_message"]
 _DTYPES = {"judge_score": "float64", "judge_correct": "boolean"}
+
+log = logging.getLogger(__name__)
 
 
 def parse_judge_model(raw: Any) -> ModelSpec | None:
@@ -138,7 +141,13 @@ def judge(spec: ModelSpec | None, judged: pd.DataFrame, store_path: str | Path, 
         out.append((row["cache_key"], row["question_id"], row["model_name"], row["inference_mode"],
                     request.cache_key, spec.name, spec.backend, spec.model, JUDGE_PROMPT_VERSION, reply, score,
                     correct, error_kind, error_message))
-    return _typed(pd.DataFrame(out, columns=JUDGEMENT_COLUMNS))
+    frame = _typed(pd.DataFrame(out, columns=JUDGEMENT_COLUMNS))
+    failed = frame["error_kind"].dropna()
+    if len(failed):
+        kinds = ", ".join(f"{k} {n}" for k, n in failed.value_counts().sort_index().items())
+        log.warning("judge %r: %d of %d judgements have no verdict (%s); see eval_judgements.error_message",
+                    spec.name, len(failed), len(frame), kinds)
+    return frame
 
 
 def empty_judgements() -> pd.DataFrame:
