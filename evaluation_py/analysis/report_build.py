@@ -171,6 +171,11 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
                                   "Counts of tables and questions per facet; a property combination lists the "
                                   "main properties its tables have."),
     }
+    if "judge_agreement" in frames:  # the LLM judge against cc (evaluation_py.analysis.judge_agreement)
+        shown["judge agreement"] = (frames["judge_agreement"].drop(columns=["build_fingerprint"], errors="ignore"),
+                                    "The LLM judge's correct / incorrect against strict complete containment (cc) "
+                                    "per evaluated model and inference mode: confusion counts over the predictions "
+                                    "with a verdict, and Cohen's kappa. Empty without var judge_model.")
     regression = frames["regression"]
     cols = ["model_name", "metric", "model_type", "property", "coef", "std_err_clustered", "p_value_adjusted",
             "ci_low", "ci_high", "significant", "n", "n_left_out", "n_tables", "note"]
