@@ -15,6 +15,10 @@ with stamps as (
     union all
     select distinct 'benchmark_table_images' as mart, build_fingerprint from {{ ref('benchmark_table_images') }}
     union all
+    select distinct 'benchmark_finetune_splits' as mart, build_fingerprint from {{ ref('benchmark_finetune_splits') }}
+    union all
+    select distinct 'benchmark_finetune_exports' as mart, build_fingerprint from {{ ref('benchmark_finetune_exports') }}
+    union all
     select distinct 'eval_requests' as mart, build_fingerprint from {{ ref('eval_requests') }}
     union all
     select distinct 'eval_prompts' as mart, build_fingerprint from {{ ref('eval_prompts') }}
