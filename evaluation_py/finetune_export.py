@@ -160,11 +160,21 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _alpaca_json(frame: pd.DataFrame) -> str:
-    # One example per line: diffable, and LLaMA-Factory (datasets' json reader) reads a JSON list.
-    rows = (json.dumps({"instruction": i, "input": x, "output": o}, ensure_ascii=False)
-            for i, x, o in zip(frame["instruction"], frame["input"], frame["output"]))
-    body = ",\n".join(rows)
-    return f"[\n{body}\n]\n" if body else "[]\n"
+    # One JSON list (what LLaMA-Factory reads), encoded in one call: the C encoder does the whole file.
+    rows = [{"instruction": i, "input": x, "output": o}
+            for i, x, o in zip(frame["instruction"].tolist(), frame["input"].tolist(), frame["output"].tolist())]
+    return json.dumps(rows, ensure_ascii=False) + "\n"
+
+
+def _split_parts(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The frame's rows per split, each in id order (one sort, then slices: no boolean copies)."""
+    rank = frame["split"].map({s: i for i, s in enumerate(SPLITS)})
+    if rank.isna().any():
+        raise ValueError(f"unknown split {frame.loc[rank.isna(), 'split'].iloc[0]!r}")
+    ordered = frame.assign(_rank=rank.to_numpy()).sort_values(["_rank", "id"], kind="stable")
+    bounds = ordered["_rank"].searchsorted(range(len(SPLITS) + 1), side="left")
+    ordered = ordered.drop(columns="_rank").reset_index(drop=True)
+    return {s: ordered.iloc[bounds[i]:bounds[i + 1]] for i, s in enumerate(SPLITS)}
 
 
 def write_finetune_exports(out_dir, configs: dict[str, pd.DataFrame]) -> list[WrittenFile]:
@@ -174,13 +184,14 @@ def write_finetune_exports(out_dir, configs: dict[str, pd.DataFrame]) -> list[Wr
     written: list[WrittenFile] = []
     dataset_info = {}
     for config, frame in configs.items():
-        bad = sorted(set(frame["split"]) - set(SPLITS))
-        if bad:
-            raise ValueError(f"fine-tuning export {config!r}: unknown split {bad[0]!r}")
+        try:
+            parts = _split_parts(frame)
+        except ValueError as e:
+            raise ValueError(f"fine-tuning export {config!r}: {e}") from None
         (hf / config).mkdir(parents=True, exist_ok=True)
         lf.mkdir(parents=True, exist_ok=True)
         for split in SPLITS:
-            part = frame[frame["split"] == split].reset_index(drop=True)
+            part = parts[split]
             n_tables = int(part["table_id"].nunique())
             path = hf / config / parquet_name(split)
             write_parquet(arrow_table(part, frozenset(), frozenset(), f"finetune {config}"), path)

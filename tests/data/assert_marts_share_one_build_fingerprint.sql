@@ -41,6 +41,8 @@ with stamps as (
     union all
     select distinct 'analysis_scores_by_table_format' as mart, build_fingerprint from {{ ref('analysis_scores_by_table_format') }}
     union all
+    select distinct 'analysis_text_vs_image' as mart, build_fingerprint from {{ ref('analysis_text_vs_image') }}
+    union all
     select distinct 'analysis_scores_by_source_dataset' as mart, build_fingerprint from {{ ref('analysis_scores_by_source_dataset') }}
     union all
     select distinct 'analysis_answer_verbosity' as mart, build_fingerprint from {{ ref('analysis_answer_verbosity') }}
