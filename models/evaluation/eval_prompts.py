@@ -8,5 +8,5 @@ def model(dbt, session):
     dbt.config(materialized="table")
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
                                         dbt.config.get("eval_models"), dbt.config.get("seed"),
-                                        images=dbt.ref("benchmark_table_images"))
+                                        images=lambda: dbt.ref("benchmark_table_images"))
     return stamp(prompts_table(inputs.requests), dbt.ref("stg_build_config"))

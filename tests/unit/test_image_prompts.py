@@ -212,3 +212,17 @@ def test_vllm_chat_gets_image_url_parts_of_the_stored_png(bench, monkeypatch):
         assert part["type"] == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,")
         assert base64.b64decode(part["image_url"]["url"].split(",", 1)[1]) in stored.values()
     assert len(got) == 3 and {p.response for p in got} == {"1250"}
+
+
+def test_images_are_read_only_for_entries_that_ask_for_them(bench):
+    from evaluation_py.dbt_inputs import eval_inputs
+
+    questions, tables, images = bench
+    text_only = tables.drop(columns=["image_path", "image_sha256"])
+
+    def unbuilt():
+        raise AssertionError("benchmark_table_images read for an entry without images")
+
+    assert len(eval_inputs(questions, text_only, repr([{"name": "o", "backend": "oracle"}]), "1", images=unbuilt).requests) == 3
+    got = eval_inputs(questions, text_only, repr([{"name": "o", "backend": "oracle", "formats": ["image"]}]), "1", images=lambda: images)
+    assert [r.messages[1]["content"][1]["sha256"] for r in got.requests][:1] == [images.at[0, "sha256"]]
