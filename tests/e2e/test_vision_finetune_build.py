@@ -2,7 +2,7 @@
 fine-tuning exports read back with pyarrow (no `datasets` dependency) and json."""
 from __future__ import annotations
 
-import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -63,7 +63,7 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         models = [{"name": "oracle", "backend": "oracle", "sample": 12, "formats": ["html", "image"]},
                   {"name": "vision", "backend": "openai", "model": "fake-vl", "base_url": srv.base_url, "sample": 12,
                    "formats": ["image", "markdown"]}]
-        run_dbt(project, "build", "--select", "eval_requests+", "--exclude", "analysis_report",
+        run_dbt(project, "build", "--select", "eval_prompts", "eval_requests+", "--exclude", "analysis_report",
                 "--vars", json.dumps({**CI_VARS, "eval_models": models}))
         received = list(srv.images)
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
@@ -80,13 +80,14 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
     assert len(received) == 12
     stored = {(project / p if not Path(p).is_absolute() else Path(p)).read_bytes() for p in images.values()}
     assert all(data in stored for _, data in received)
-    # eval_prompts keeps a reference (path and sha256), never the bytes
-    assert len(prompts) == 24 and all("base64" not in m and '"sha256"' in m for _, m in prompts)
+    # eval_prompts keeps a reference (path and sha256), never the bytes (one row per distinct prompt:
+    # the two models ask the same 12 image prompts)
+    assert len(prompts) == 12 and all("base64" not in m and '"sha256"' in m for _, m in prompts)
     for table_id, messages in prompts:
         part = json.loads(messages)[1]["content"][1]
         assert part["table_id"] == table_id and part["path"] == images[table_id]
         data = (project / part["path"]).read_bytes()
-        assert base64.b64encode(data)  # the file exists; the backend checked its hash before sending
+        assert hashlib.sha256(data).hexdigest() == part["sha256"]
     assert dict(oracle) == {"html": 1.0, "image": 1.0}  # the chain check answers image requests too
     assert compared == [("oracle", "html", 12), ("vision", "markdown", 12)]
 
