@@ -145,6 +145,12 @@ def _readable_composition(comp: pd.DataFrame) -> pd.DataFrame:
     return comp.assign(key=keys)
 
 
+def _text_vs_image(by_table_format: pd.DataFrame) -> pd.DataFrame:
+    from .modality import text_vs_image
+
+    return text_vs_image(by_table_format)
+
+
 def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
     """The tables of the report, each with a caption; property names readable."""
     overall = frames["overall"]
@@ -160,6 +166,10 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         "scores by table format": (wide(frames["by_table_format"]), "Per model and table format (the paper's "
                                    "Table V); METRIC_minus_html: the metric's difference to the model's HTML "
                                    "result. " + counts),
+        "text versus image": (_text_vs_image(frames["by_table_format"]), "Per model shown the table both as "
+                              "text and as its PNG (the paper's RQ10): image_minus_text > 0 where the picture "
+                              "does better; empty unless a model was evaluated with formats [image] and a text "
+                              "format."),
         "scores by source and dataset": (wide(frames["by_source_dataset"]), "Each model on its primary table "
                                          "format. " + counts),
         "answer verbosity": (wide(frames["verbosity"]), "Mean distinct values given and expected per model; "
