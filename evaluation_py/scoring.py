@@ -40,6 +40,7 @@ from generator_py.release.gt import gt_values
 
 from . import extraction, metrics, strict_rules
 from .metrics import Match
+from .modes.outcomes import answers_for_scoring
 from .normalize import clean_response, is_left_out, is_missing, response_values
 
 SCORING_MODES = ("strict", "paper")
@@ -224,12 +225,14 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     Each response is read through the extraction filter of its request's inference mode; a request
     without an answer is unanswered (strict: scored 0; paper: left out)."""
     q = questions[list(SCORE_QUESTION_COLUMNS)]
-    merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
+    executed = [c for c in ("execution_answer",) if c in predictions.columns]  # pot: the program's answer
+    merged = requests.merge(predictions[["cache_key", "response", *executed]], on="cache_key",
+                            how="left").merge(q, on="question_id")
     merged["inference_mode"] = inference_modes(merged)
     answers = pd.Series(None, index=merged.index, dtype=object)
     for mode, rows in merged.groupby("inference_mode", sort=True).groups.items():
         answers.loc[rows] = extraction.extract(merged.loc[rows, "response"].tolist(), mode)
-    merged["answer"] = answers
+    merged["answer"] = answers_for_scoring(merged, answers)
     merged["n_values_given"] = merged["answer"].map(n_values_given).astype("int64")
     merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
     wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]
