@@ -5,3 +5,5 @@ package registers them (evaluation_py.inference_modes imports it after registeri
 cached beside the answers (`execution`) and shown per prediction (`outcomes`).
 """
 from . import icot, pot, tcot  # noqa: F401  (each registers its mode)
+
+__all__ = ["icot", "pot", "tcot"]

@@ -27,7 +27,6 @@ from evaluation_py.predict import predict, requests_table, turns_table
 from evaluation_py.requests import build_requests
 from evaluation_py.sandbox import SandboxUnavailable
 from evaluation_py.scoring import scores_table
-from evaluation_py.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(120)
