@@ -48,7 +48,12 @@ CREATE TABLE IF NOT EXISTS execution_links (
 """
 
 
+def _text(value) -> Optional[str]:
+    return value if isinstance(value, str) else None  # None, NaN and pd.NA alike: no response
+
+
 def reasoning_of(response: Optional[str]) -> Optional[str]:
+    response = _text(response)
     if not response:
         return None
     last = None
@@ -79,7 +84,7 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
             link = json.dumps([row.cache_key, e["turn_keys"], sandbox])
             session = True
         else:
-            blocks, turns, session = [program_of(row.response)], [0], False
+            blocks, turns, session = [program_of(_text(row.response))], [0], False
             link = json.dumps([row.cache_key, sandbox])
         if blocks:
             todo.append((row.cache_key, sandbox, table_of[row.cache_key], blocks, turns, session,
@@ -172,3 +177,8 @@ def _known_modes():
     from ..inference_modes import mode_names
 
     return set(mode_names())
+
+
+def text_columns_typed(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    """`frame` with `columns` as pandas strings, so a column with no value yet is VARCHAR in DuckDB, not NULL."""
+    return frame.assign(**{c: frame[c].astype("string") for c in columns if c in frame.columns})

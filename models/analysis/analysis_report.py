@@ -21,6 +21,10 @@ def model(dbt, session):
             "verbosity": dbt.ref("analysis_answer_verbosity").df(),
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
+            "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
+            "mode_gains": dbt.ref("analysis_mode_gains").df(),
+            "execution_errors": dbt.ref("analysis_execution_errors").df(),
+            "episode_turns": dbt.ref("analysis_episode_turns").df(),
         },
         build_info={
             FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],

@@ -2,7 +2,7 @@
 each block of the replies that got a follow-up), from the execution cache beside the predictions:
 which sandbox ran it, its error kind (NULL when it ran), its answer and its output (capped)."""
 from evaluation_py.dbt_inputs import sandbox_of_entries, store_path
-from evaluation_py.modes.outcomes import executions_table
+from evaluation_py.modes.outcomes import executions_table, text_columns_typed
 from generator_py.build_config import stamp
 
 
@@ -13,4 +13,6 @@ def model(dbt, session):
     out = executions_table(predictions, requests, store_path(dbt.config.get("eval_cache_dir")),
                            lambda: dbt.ref("benchmark_tables").project("table_id, html, markdown, csv").df(),
                            sandbox_of_entries(dbt.config.get("eval_models")))
+    out = text_columns_typed(out, ["cache_key", "question_id", "model_name", "inference_mode", "sandbox", "error_kind",
+                                   "answer", "output"])
     return stamp(out, dbt.ref("stg_build_config"))

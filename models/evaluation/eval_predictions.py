@@ -9,7 +9,7 @@ The reasoning modes' columns (reasoning, sandbox, execution_*) come from evaluat
 pot's program runs here once, its result cached beside the answers.
 """
 from evaluation_py.dbt_inputs import eval_inputs_from_relations, sandbox_of_entries, store_path
-from evaluation_py.modes.outcomes import with_mode_columns
+from evaluation_py.modes.outcomes import MODE_COLUMNS, text_columns_typed, with_mode_columns
 from evaluation_py.predict import predict_pending
 from generator_py.build_config import stamp
 
@@ -27,4 +27,5 @@ def model(dbt, session):
     out = predict_pending(requests, set(), path, make_inputs)
     out = with_mode_columns(out, requests, path, lambda: dbt.ref("benchmark_tables").project(
         "table_id, html, markdown, csv").df(), sandbox_of_entries(dbt.config.get("eval_models")))
+    out = text_columns_typed(out, [c for c in MODE_COLUMNS if c != "code_blocks"])
     return stamp(out, dbt.ref("stg_build_config"))
