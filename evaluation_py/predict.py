@@ -213,10 +213,13 @@ def turns_table(requests: pd.DataFrame, store_path: str | Path) -> pd.DataFrame:
                "user_message", "response"]
     requests = requests.drop_duplicates("cache_key")
     multi = requests.loc[requests["inference_mode"].map(_is_episode).astype(bool), "cache_key"].tolist()
+    empty = pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "string") for c in columns})
     if not multi:
-        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "string") for c in columns})
+        return empty
     with PredictionStore(store_path) as store:
         episodes = store.episodes(multi)
+    if not episodes:
+        return empty  # typed: an untyped empty column would be NULL-typed in DuckDB
     rows = []
     for episode_key, e in sorted(episodes.items()):
         transcript, keys = e["transcript"], e["turn_keys"]

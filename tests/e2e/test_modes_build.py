@@ -41,12 +41,16 @@ def test_a_model_in_all_four_modes_fills_every_mart_and_a_rebuild_is_free(benchm
     answers = {server_key(r): f"```python\nanswer = {gt_to_answer(gt_of[r.question_id])!r}\n```" for r in pot[:3]}
     answers[server_key(pot[3])] = "```python\nanswer = df.iloc[0, 0] +\n```"  # syntax
     answers[server_key(pot[4])] = "```python\nanswer = int(df.iloc[0, 0]) / 0\n```"  # runtime
-    # pot[5] is echoed: prose, a syntax error. tcot answers are echoes too (no marker: no reasoning).
+    # pot[5] is echoed: prose, a syntax error. direct and tcot answers are echoes too. icot: one block, whose
+    # output is then echoed (no code, no marker), so each episode stops at max_turns.
+    for r in requests:
+        if r.inference_mode == "icot":
+            answers[server_key(r)] = "Let me look.\n```python\nprint(df.shape[1])\n```"
     with FakeOpenAIServer(responses=answers) as srv:
         entry["base_url"] = srv.base_url
         args = ("build", *SELECT, "--vars", build_vars(eval_models=[entry]))
         run_dbt(project, *args)
-        assert srv.stats()["requests"] == 6 * 3 + 6 * 2  # icot: two turns (the echo has no code, no marker)
+        assert srv.stats()["requests"] == 6 * 3 + 6 * 2  # icot: two turns
 
         for mart in ("eval_requests", "eval_predictions", "eval_scores", "analysis_scores_by_mode_family"):
             assert {m for (m,) in query(project, f"select distinct inference_mode from {mart}")} == set(MODES), mart
@@ -58,10 +62,13 @@ def test_a_model_in_all_four_modes_fills_every_mart_and_a_rebuild_is_free(benchm
         f1 = dict(query(project, """select inference_mode, value from eval_summary where level = 'overall'
                                     and scoring_mode = 'strict' and metric = 'f1'"""))
         assert f1["pot"] == pytest.approx(3 / 6)
-        icot = query(project, "select turn, code_blocks, sandbox from eval_predictions where inference_mode = 'icot'")
-        assert icot == [(1, 0, None)] * 6  # no code came, none ran
-        assert query(project, "select count(*) from eval_turns where inference_mode = 'icot'")[0][0] == 12
-        assert query(project, "select count(*), count(distinct cache_key) from eval_executions")[0] == (6, 6)
+        icot = query(project, """select turn, code_blocks, sandbox, execution_error_kind from eval_predictions
+                                 where inference_mode = 'icot'""")
+        assert icot == [(1, 1, "bubblewrap", None)] * 6
+        follow_ups = query(project, """select user_message from eval_turns where inference_mode = 'icot'
+                                       and turn = 1""")
+        assert len(follow_ups) == 6 and all(m.startswith("Your code printed:\n") for (m,) in follow_ups)
+        assert query(project, "select count(*), count(distinct cache_key) from eval_executions")[0] == (12, 12)
         outcomes = dict(query(project, """select outcome, n_runs from analysis_execution_errors
                                           where inference_mode = 'pot'"""))
         assert outcomes == {"ok": 3, "runtime": 1, "syntax": 2}
