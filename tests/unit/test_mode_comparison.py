@@ -57,3 +57,18 @@ def test_episode_turns_count_turns_and_how_episodes_ended():
     assert out[["turns_used", "ended_at_final_answer", "n_episodes"]].values.tolist() == [
         [1, True, 1], [3, False, 1], [3, True, 1]]
     assert out["share_of_episodes"].sum() == pytest.approx(1.0)
+
+
+def test_the_mode_figures_are_written_and_captioned(tmp_path):
+    from evaluation_py.analysis.mode_plots import mode_figures
+
+    ex = pd.DataFrame({"cache_key": ["a", "b"], "model_name": "m", "inference_mode": "pot", "sandbox": "bubblewrap",
+                       "error_kind": ["syntax", None]})
+    frames = {"by_mode_family": scores_by_mode_family(scores(), QUESTIONS), "execution_errors": execution_errors(ex)}
+    figs = mode_figures(frames, tmp_path)
+    assert [p.rsplit("/", 1)[-1] for p, _ in figs] == ["modes_by_family_f1.png", "execution_outcomes.png"]
+    for path, caption in figs:
+        assert (tmp_path / path.rsplit("/", 1)[-1]).stat().st_size > 5000 and caption
+    empty = mode_figures({"execution_errors": execution_errors(ex.iloc[:0])}, tmp_path / "e")
+    assert len(empty) == 1 and (tmp_path / "e" / "execution_outcomes.png").exists()
+    assert mode_figures({}, tmp_path / "none") == []
