@@ -34,7 +34,11 @@ CREATE TABLE IF NOT EXISTS executions (
     sandbox TEXT NOT NULL,
     results_json TEXT NOT NULL,
     created_at REAL NOT NULL
-)
+);
+CREATE TABLE IF NOT EXISTS execution_links (
+    link_key TEXT PRIMARY KEY,
+    execution_key TEXT NOT NULL
+);
 """
 
 
@@ -76,7 +80,7 @@ class ExecutionCache:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._con = sqlite3.connect(str(path), timeout=60.0, isolation_level=None)
         self._con.execute("PRAGMA journal_mode=WAL")
-        self._con.execute(_SCHEMA)
+        self._con.executescript(_SCHEMA)
 
     def get(self, key: str) -> Optional[list[dict]]:
         row = self._con.execute("SELECT results_json FROM executions WHERE execution_key = ?", (key,)).fetchone()
@@ -85,6 +89,14 @@ class ExecutionCache:
     def put(self, key: str, sandbox: str, results: list[dict]) -> None:
         self._con.execute("INSERT OR REPLACE INTO executions VALUES (?, ?, ?, ?)",
                           (key, sandbox, json.dumps(results, ensure_ascii=False), time.time()))
+
+    def linked(self, link_key: str) -> Optional[list[dict]]:
+        """The results a prediction is linked to (modes.outcomes), None when it has no link or run yet."""
+        row = self._con.execute("SELECT execution_key FROM execution_links WHERE link_key = ?", (link_key,)).fetchone()
+        return None if row is None else self.get(row[0])
+
+    def link(self, link_key: str, execution_key: str) -> None:
+        self._con.execute("INSERT OR REPLACE INTO execution_links VALUES (?, ?)", (link_key, execution_key))
 
     def close(self) -> None:
         self._con.close()

@@ -32,20 +32,13 @@ import pandas as pd
 from ..inference_modes import get_mode
 from ..store import PredictionStore
 from .code_blocks import code_blocks, program_of
-from .execution import CodeRunner, ExecutionCache, require_sandbox
+from .execution import MODE_LIMITS, TABLE_INPUTS, CodeRunner, ExecutionCache, execution_key, require_sandbox
 
 MODE_COLUMNS = ["reasoning", "sandbox", "code_blocks", "execution_error_kind", "execution_output", "execution_answer"]
 EXECUTION_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode", "turn", "block", "sandbox",
                      "error_kind", "answer", "output"]
 # The lenient marker final_answer extraction cuts at (evaluation_py.extraction).
 _MARKER_RE = re.compile(r"\bfinal\s+answer\s*(?:is\b)?\s*[:=]?", re.IGNORECASE)
-
-_LINKS = """
-CREATE TABLE IF NOT EXISTS execution_links (
-    link_key TEXT PRIMARY KEY,
-    execution_key TEXT NOT NULL
-)
-"""
 
 
 def _text(value) -> Optional[str]:
@@ -81,23 +74,20 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
             replies = [m.get("content") or "" for m in e["transcript"] if m["role"] == "assistant"][:-1]
             turns = [t for t, reply in enumerate(replies) for _ in code_blocks(reply)]
             blocks = [b for reply in replies for b in code_blocks(reply)]
-            link = json.dumps([row.cache_key, e["turn_keys"], sandbox])
+            link = json.dumps([row.cache_key, e["turn_keys"], sandbox, MODE_LIMITS.to_dict()])
             session = True
         else:
             blocks, turns, session = [program_of(_text(row.response))], [0], False
-            link = json.dumps([row.cache_key, sandbox])
+            link = json.dumps([row.cache_key, sandbox, MODE_LIMITS.to_dict()])
         if blocks:
             todo.append((row.cache_key, sandbox, table_of[row.cache_key], blocks, turns, session,
                          hashlib.sha256(link.encode("utf-8")).hexdigest()))
     out: dict = {}
     cache = ExecutionCache(store_path)
     try:
-        cache._con.execute(_LINKS)
         missing = []
         for item in todo:
-            found = cache._con.execute("SELECT execution_key FROM execution_links WHERE link_key = ?",
-                                       (item[6],)).fetchone()
-            results = cache.get(found[0]) if found else None
+            results = cache.linked(item[6])
             if results is None:
                 missing.append(item)
             else:
@@ -109,13 +99,10 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
             texts = {t: {c: tables_row[c] for c in ("html", "markdown", "csv") if c in tables.columns}
                      for t, tables_row in zip(tables["table_id"], tables.to_dict("records"))}
             with CodeRunner(store_path, texts.__getitem__) as runner:
-                from .execution import execution_key, TABLE_INPUTS
-
                 for key, sandbox, table_id, blocks, turns, session, link_key in missing:
                     results = runner.run(sandbox, table_id, blocks, session=session)
                     table = {k: v for k, v in texts[table_id].items() if k in TABLE_INPUTS}
-                    cache._con.execute("INSERT OR REPLACE INTO execution_links VALUES (?, ?)",
-                                       (link_key, execution_key(sandbox, table, blocks, session)))
+                    cache.link(link_key, execution_key(sandbox, table, blocks, session))
                     out[key] = (sandbox, list(zip(turns, results)))
     finally:
         cache.close()
