@@ -3,8 +3,8 @@ icot's code blocks (which sandbox ran them, how they ended, their output and ans
 
 pot's program runs here, after the response is cached (when eval_predictions is built), not in
 the backend: a run is cached by its inputs (execution.ExecutionCache), and a prediction is linked
-to its run (table `execution_links`: the answer's cache key, or an icot episode's turn keys, and the
-sandbox -> the run's key), so a rebuild reads both and reads no table. Where the link is missing
+to its run (table `execution_links`: the answer's cache key, or an icot episode's turn keys, the
+sandbox and the limits -> the run's key), so a rebuild reads both and reads no table. Where the link is missing
 (first build, a replayed file, another sandbox) the tables are loaded (`load_tables`) and the code
 is run once, in the entry's sandbox.
 
