@@ -81,3 +81,8 @@ def _columns(relation, columns) -> pd.DataFrame:
 def store_path(cache_dir_raw) -> Path:
     cache_dir = parse_config(cache_dir_raw) or os.environ.get("HCTQA_CACHE_DIR") or "cache"
     return Path(str(cache_dir)) / "predictions.sqlite"
+
+
+def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
+    """model name -> the sandbox its pot / icot code runs in (the entry's `sandbox:`, default bubblewrap)."""
+    return {spec.name: spec.sandbox for spec in parse_eval_models(parse_config(eval_models_raw))}

@@ -17,7 +17,7 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes"})
+                         "modes", "sandbox", "max_turns"})
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
@@ -40,6 +40,8 @@ class ModelSpec:
     backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
     identity: dict = field(default_factory=dict)  # answer-changing entry fields, for the cache key
     modes: tuple[str, ...] = ("direct",)  # inference modes (evaluation_py.inference_modes)
+    sandbox: str = "bubblewrap"  # where pot / icot code runs: bubblewrap, or the weaker rlimits (opt-in)
+    max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -117,6 +119,7 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
                                  f"{', '.join(map(repr, lacking))}, which backend {backend_name!r} lacks")
         if IMAGE_FORMAT in formats:
             check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
+        sandbox, max_turns = _mode_options(entry, modes, where)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
@@ -134,5 +137,20 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, system_role, params, config, identity, tuple(modes)))
+                               sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns))
     return specs
+
+
+def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int]]:
+    """`sandbox:` and `max_turns:`, checked against the entry's modes."""
+    from .inference_modes import get_mode
+    from .modes.execution import check_sandbox
+
+    sandbox = check_sandbox(entry.get("sandbox"), where)
+    max_turns = entry.get("max_turns")
+    if max_turns is not None:
+        if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+            raise ValueError(f"{where}: key `max_turns` {max_turns!r} must be a positive integer")
+        if not any(get_mode(m).multi_turn for m in modes):
+            raise ValueError(f"{where}: key `max_turns` applies to multi-turn modes (icot), and `modes` has none")
+    return sandbox, max_turns

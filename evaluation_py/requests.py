@@ -73,6 +73,9 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     messages = mode.build_messages(text_of[table_id], table_format, question,
                                                    system_role=spec.system_role)
                 identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
+                if mode.multi_turn and mode.runs_code:
+                    # Its follow-ups come from the sandbox and its length from the entry: both shape the episode.
+                    identity["episode"] = {"sandbox": spec.sandbox, "max_turns": turn_limit(spec, mode)}
                 key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity,
                                      prompt_version, kind=mode.kind, inference_mode=mode.name)
                 out.append(PredictionRequest(
@@ -81,6 +84,11 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
                     prompt_version=prompt_version))
     return out
+
+
+def turn_limit(spec: ModelSpec, mode) -> int:
+    """The most turns an episode of `mode` has for this entry: its `max_turns`, else the mode's."""
+    return spec.max_turns if (spec.max_turns is not None and mode.multi_turn) else mode.max_turns
 
 
 def next_turn(request: PredictionRequest, reply: str, user_message: str) -> PredictionRequest:

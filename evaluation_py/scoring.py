@@ -40,6 +40,7 @@ from generator_py.release.gt import gt_value_list, gt_values
 
 from . import extraction, metrics, strict_rules
 from .metrics import Match
+from .modes.outcomes import answers_for_scoring
 from .normalize import clean_response, is_left_out, is_missing, response_values
 
 SCORING_MODES = ("strict", "paper")
@@ -273,9 +274,11 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     scoring mode for each request with a verdict, and for each request without an answer (0, as every
     metric of one); a request answered but without a verdict (the judge failed) has no row of it."""
     q = questions[list(SCORE_QUESTION_COLUMNS)]
-    merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
+    executed = [c for c in ("execution_answer",) if c in predictions.columns]  # pot: the program's answer
+    merged = requests.merge(predictions[["cache_key", "response", *executed]], on="cache_key",
+                            how="left").merge(q, on="question_id")
     merged["inference_mode"] = inference_modes(merged)
-    merged["answer"] = extract_answers(merged)
+    merged["answer"] = answers_for_scoring(merged, extract_answers(merged))
     merged["n_values_given"] = merged["answer"].map(n_values_given).astype("int64")
     merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
     wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]

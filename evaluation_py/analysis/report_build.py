@@ -110,6 +110,10 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
                                 "tables have, most frequent first.",
         "question_property": "Questions having each question property (and the tables they are on).",
     }
+    # The inference modes (evaluation_py.analysis.mode_plots): scores by mode and family, code run outcomes.
+    from .mode_plots import mode_figures
+
+    figs.extend(mode_figures(frames, fig_dir, mode))
     comp = frames["composition"]
     for facet in pd.unique(comp["facet"]):
         figs.append((plots.plot_composition(comp, fig_dir, facet),
@@ -177,6 +181,7 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         "scores by template": (wide(frames["by_template"]), "Synthetic questions per SQL template. " + counts),
         "scores by question property": (wide(_readable(frames["by_question_property"])), counts),
         "scores by aggregation type": (wide(frames["by_aggregation_type"]), counts),
+        **_mode_tables(frames),
         "benchmark composition": (_readable_composition(frames["composition"]),
                                   "Counts of tables and questions per facet; a property combination lists the "
                                   "main properties its tables have."),
@@ -199,6 +204,21 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         shown[f"regression on {kind} properties (not estimated)"] = (
             _readable(rest[["model_name", "metric", "model_type", "property", "dropped_reason"]]),
             "Properties a fit could not estimate, and why.")
+    return shown
+
+
+def _mode_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
+    """The inference-mode tables, where the frames hold them (evaluation_py.analysis.mode_comparison)."""
+    shown = {}
+    if "mode_gains" in frames:
+        gains = frames["mode_gains"]
+        shown["gain of pot and icot over direct and tcot"] = (
+            gains[gains["scoring_mode"] == "strict"] if len(gains) else gains,
+            "Per model, question family and metric (strict scores): the code mode's mean minus the text mode's.")
+    if "execution_errors" in frames:
+        shown["code runs by outcome"] = (frames["execution_errors"], "pot and icot code blocks by how they ended.")
+    if "episode_turns" in frames:
+        shown["turns used per episode"] = (frames["episode_turns"], "icot episodes by the turns they used.")
     return shown
 
 

@@ -22,6 +22,10 @@ def model(dbt, session):
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
+            "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
+            "mode_gains": dbt.ref("analysis_mode_gains").df(),
+            "execution_errors": dbt.ref("analysis_execution_errors").df(),
+            "episode_turns": dbt.ref("analysis_episode_turns").df(),
         },
         build_info={
             FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],
