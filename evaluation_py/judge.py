@@ -32,6 +32,7 @@ from .backends.params import resolve_params
 from .episodes import run_episodes
 from .judge_prompt import JUDGE_PROMPT_VERSION, VerdictError, build_messages, parse_verdict
 from .model_specs import ModelSpec, parse_eval_models
+from .modes.outcomes import answers_for_scoring
 from .scoring import extract_answers
 from .store import PredictionStore
 
@@ -79,8 +80,9 @@ def judged_predictions(requests: pd.DataFrame, predictions: pd.DataFrame, questi
     """The predictions to judge: every request with a response, its answer extracted, with the question
     and ground truth. ``requests``: eval_requests rows; ``questions``: question_id, question, answer_gt."""
     cols = [c for c in ("cache_key", "question_id", "table_id", "model_name", "inference_mode") if c in requests.columns]
+    executed = [c for c in ("execution_answer",) if c in predictions.columns]  # pot: the program's answer
     frame = (requests[cols].drop_duplicates("cache_key")
-             .merge(predictions[["cache_key", "response"]], on="cache_key", how="inner")
+             .merge(predictions[["cache_key", "response", *executed]], on="cache_key", how="inner")
              .merge(questions[["question_id", "question", "answer_gt"]], on="question_id", how="left"))
     frame = frame[frame["response"].notna()].reset_index(drop=True)
     if "inference_mode" not in frame.columns:
@@ -89,7 +91,7 @@ def judged_predictions(requests: pd.DataFrame, predictions: pd.DataFrame, questi
     if len(lacking):
         raise ValueError(f"judge: question {lacking['question_id'].iloc[0]!r} of prediction "
                          f"{lacking['cache_key'].iloc[0]!r} is not in benchmark_questions")
-    frame["answer"] = extract_answers(frame)
+    frame["answer"] = answers_for_scoring(frame, extract_answers(frame))  # what the metrics read too
     return frame[frame["answer"].notna()].sort_values("cache_key").reset_index(drop=True)
 
 
