@@ -27,7 +27,7 @@ synthetic as (
         i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
         i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
-        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json),
+        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json, kind),
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)
@@ -35,7 +35,9 @@ synthetic as (
 ),
 
 real_questions as (
-    select * from {{ ref('stg_real_questions') }}
+    -- the release's questions belong to HCT-QA and are answered by values
+    select *, 'hctqa' as suite, 'values' as answer_type, false as hides_caption
+    from {{ ref('stg_real_questions') }}
 ),
 
 final as (
