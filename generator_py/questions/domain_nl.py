@@ -39,19 +39,13 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
 
     `families`: the question families of the build (default: every registered family); each needs
     phrasings under its NL template_id, checked against its NL requirements, and a row of another
-    template_id is an error, unless it belongs to a family of a suite outside the build (skipped). Rows
-    whose template_name is '*' apply to every template_name of the domain that has no own rows.
+    template_id is an error. Rows whose template_name is '*' apply to every template_name of the domain
+    that has no own rows.
     """
     if families is None:
         from .families import FAMILIES
 
         families = FAMILIES
-    from .families import ALL_FAMILIES
-
-    families = list(families)
-    suites = {f.suite for f in families}
-    # rows of the families of suites outside the build are skipped, not errors
-    other_suites = {f.nl.template_id for f in ALL_FAMILIES if f.suite not in suites}
     requirements = {}
     for f in families:
         requirements.setdefault(f.nl.template_id, f.nl)
@@ -78,8 +72,6 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
         row = {"domain": domain, "template_name": r["template_name"], "template_id": int(r["template_id"]),
                "phrasing": int(r["phrasing"]), "line": (int(idx) + 2) if isinstance(idx, (int,)) else None}
         tid = int(r["template_id"])
-        if tid not in requirements and tid in other_suites:
-            continue  # the phrasings of a family outside this build's suites
         if tid not in requirements:
             raise seed_row_error(f"template_id {tid} is the NL of no question family of the build "
                        f"(known: {', '.join(map(str, sorted(requirements)))})", row)

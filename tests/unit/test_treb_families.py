@@ -189,13 +189,15 @@ def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):
         assert all(q.suite == "hctqa" for q in alone)
 
 
-def test_nl_of_the_treb_families_is_checked_only_when_they_are_built():
+def test_nl_of_the_treb_families_belongs_to_a_build_with_them():
     _, meanings = question_fixtures.toy_nl_frames()
     frames = treb_fixtures.treb_nl_frames()
-    # without the treb suite, its rows are skipped (not errors) and none is loaded
-    nl = load_domain_nl(frames, meanings, question_fixtures.ATTRS, "toy", "ref", families=FAMILIES)
-    assert not set(nl.templates) & {f.nl.template_id for f in TREB_FAMILIES}
-    # with it, every family needs its phrasings, and they follow its NL requirements
+    # a build without the treb suite does not read their seed; handed its rows, it names the first
+    with pytest.raises(NLTemplateError, match="template_id 16 is the NL of no question family of the build"):
+        load_domain_nl(frames, meanings, question_fixtures.ATTRS, "toy", "ref", families=FAMILIES)
+    nl = load_domain_nl(frames, meanings, question_fixtures.ATTRS, "toy", "ref", families=BOTH)
+    assert {f.nl.template_id for f in TREB_FAMILIES} <= set(nl.templates)
+    # with the suite, every family needs its phrasings, and they follow its NL requirements
     missing = frames[frames["template_id"] != 18]
     with pytest.raises(NLTemplateError, match=r"no template for template_id \[18\]"):
         load_domain_nl(missing, meanings, question_fixtures.ATTRS, "toy", "ref", families=BOTH)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...formatting import format_cell_number
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, facts_for
 
@@ -45,13 +46,22 @@ class TitleNaming(ComputedFamily):
 
 
 def nameable_headers(m) -> list[tuple[int, int, str]]:
-    """(grid_row, grid_col, text) of header cells whose text no other cell of the table shows."""
+    """(grid_row, grid_col, text) of header cells whose text no other cell of the table shows (no other header
+    cell, no data or aggregate cell as the table prints its numbers)."""
+    cached = getattr(m, "_nameable_headers", None)
+    if cached is not None:
+        return cached
     cells = getattr(m.table, "header_cells", ()) or ()
     counts: dict[str, int] = {}
     for _, _, _, text in cells:
         counts[text] = counts.get(text, 0) + 1
-    return [(r, c, text) for r, c, role, text in cells
-            if role in NAMEABLE_ROLES and text.strip() and counts[text] == 1]
+    t = m.table
+    numbers = {format_cell_number(v, t.value_is_integer) for v in m.cells.values()}
+    numbers |= {format_cell_number(a.value, t.value_is_integer) for a in t.shown_aggregates}
+    out = [(r, c, text) for r, c, role, text in cells
+           if role in NAMEABLE_ROLES and text.strip() and counts[text] == 1 and text not in numbers]
+    m._nameable_headers = out  # asked by applicable, draw and compute: computed once per table
+    return out
 
 
 class HeaderNaming(ComputedFamily):
