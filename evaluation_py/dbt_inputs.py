@@ -5,6 +5,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import pandas as pd
 
@@ -34,14 +35,15 @@ log = logging.getLogger(__name__)
 
 
 def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw,
-                check_replay: bool = False) -> EvalInputs:
-    """Specs and requests; with `check_replay`, every replay file is first tied to these questions."""
+                check_replay: bool = False, renderings: Optional[pd.DataFrame] = None) -> EvalInputs:
+    """Specs and requests; with `check_replay`, every replay file is first tied to these questions.
+    `renderings`: the questions' own table views (benchmark_question_renderings), shown in their prompts."""
     specs = parse_eval_models(parse_config(eval_models_raw))
     seed = seed_var(seed_raw)
     if check_replay:
         check_replay_files(specs, questions)
     benchmark = BenchmarkLookup(questions, tables)
-    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
+    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark, renderings), benchmark)
 
 
 def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
@@ -53,10 +55,12 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
                 log.warning(note)
 
 
-def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False) -> EvalInputs:
+def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
+                               renderings=None) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
     return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS), _columns(tables, TABLE_INPUT_COLUMNS),
-                       eval_models_raw, seed_raw, check_replay)
+                       eval_models_raw, seed_raw, check_replay,
+                       None if renderings is None else _columns(renderings, ("question_id",) + TABLE_INPUT_COLUMNS[1:]))
 
 
 def _columns(relation, columns) -> pd.DataFrame:

@@ -33,10 +33,11 @@ def prompt_id(messages) -> str:
 
 
 def all_requests(specs: list[ModelSpec], questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
-                 benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
+                 benchmark: Optional[BenchmarkLookup] = None,
+                 renderings: Optional[pd.DataFrame] = None) -> list[PredictionRequest]:
     out: list[PredictionRequest] = []
     for spec in specs:
-        out.extend(build_requests(spec, questions, tables, seed, benchmark))
+        out.extend(build_requests(spec, questions, tables, seed, benchmark, renderings))
     return out
 
 

@@ -40,11 +40,14 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
 
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
-                   benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
+                   benchmark: Optional[BenchmarkLookup] = None,
+                   renderings: Optional[pd.DataFrame] = None) -> list[PredictionRequest]:
     """First turns of the model's episodes: per inference mode, table format and chosen question.
 
     `benchmark` (default: one over `questions` and `tables`) is what the cache keys of backends that
-    read the benchmark are computed from.
+    read the benchmark are computed from. `renderings` (benchmark_question_renderings: question_id and a
+    column per text format) holds the table view of questions that hide part of their table (naming
+    families); their prompts show it instead of the table's rendering.
     """
     chosen = select_questions(spec, questions, seed)
     params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
@@ -60,8 +63,11 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
         mode = get_mode(mode_name)
         for table_format in spec.formats:
             text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+            own = ({} if renderings is None or not len(renderings) else
+                   dict(zip(renderings["question_id"].tolist(), renderings[RENDERING_COLUMN[table_format]].tolist())))
             for question_id, table_id, question in rows:
-                messages = mode.build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
+                table_text = own.get(question_id) or text_of[table_id]
+                messages = mode.build_messages(table_text, table_format, question, system_role=spec.system_role)
                 identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
                 key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity,
                                      mode.prompt_version, kind=mode.kind, inference_mode=mode.name)
