@@ -15,8 +15,8 @@ from typing import Optional
 
 from ..spec import column, filtered_rows
 from ..template_syntax import NLRequirements
-from .computed import (ComputedFamily, answer_text, facts_for, from_sql, pick, value_sql, values_of, where_sql)
-from .draws import adds_across_parts
+from .computed import ComputedFamily, answer_text, facts_for, from_sql, value_sql, values_of, where_sql
+from .draws import adds_across_parts, sample as pick
 
 _SQL_AGG = {"sum": "SUM", "avg": "AVG", "min": "MIN", "max": "MAX"}
 

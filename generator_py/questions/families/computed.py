@@ -9,7 +9,6 @@ recomputes every such answer independently with pandas/numpy from the relational
 """
 from __future__ import annotations
 
-import random
 from fractions import Fraction
 from typing import Any, Optional, Sequence
 
@@ -114,9 +113,3 @@ def robust(x: float | Fraction) -> bool:
 def answer_text(x: float | Fraction) -> Optional[list[list[str]]]:
     return [[format_number(float(x))]] if robust(x) else None
 
-
-def pick(rng: random.Random, items: Sequence, lo: int, hi: int) -> list:
-    """Between lo and hi distinct items (at most all), in their order."""
-    k = min(len(items), rng.randint(lo, hi))
-    idx = sorted(rng.sample(range(len(items)), k))
-    return [items[i] for i in idx]
