@@ -47,9 +47,9 @@ def main() -> None:
                .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col").df())
     rows = con.table("intermediate.int_relational_rows").df()
     tables = relational_tables(con.table("intermediate.int_table_instances").df(), rows, aggregates, headers)
-    nl = pd.concat([con.table("staging.stg_nl_templates").df(),
-                    pd.read_csv(ROOT / "seeds" / "nl_templates_treb.csv", dtype=str, keep_default_na=False)],
-                   ignore_index=True)
+    hctqa_nl = con.table("staging.stg_nl_templates").df()
+    nl = pd.concat([hctqa_nl, pd.read_csv(ROOT / "seeds" / "nl_templates_treb.csv", dtype=str,
+                                          keep_default_na=False)], ignore_index=True)
     meanings, attrs = con.table("staging.stg_nl_table_meanings").df(), con.table("staging.stg_domain_attributes").df()
     measures = template_measures(*(con.table(f"staging.stg_{n}").df() for n in (
         "domain_attributes", "domain_values", "domain_value_ranges", "table_templates")))
@@ -58,7 +58,7 @@ def main() -> None:
     for _ in range(a.repeats):
         for name, suites in (("hctqa", ["hctqa"]), ("hctqa+treb", ["hctqa", "treb"])):
             t0 = time.perf_counter()
-            out[name] = generate_all(tables, nl, meanings, attrs, 42, workers=a.workers, measures=measures,
+            out[name] = generate_all(tables, nl if "treb" in suites else hctqa_nl, meanings, attrs, 42, workers=a.workers, measures=measures,
                                      families=families_for_suites(suites))
             times[name].append(time.perf_counter() - t0)
     both = out["hctqa+treb"].to_pandas()

@@ -5,7 +5,9 @@ import pandas as pd
 from generator_py.dbt_inputs import question_suites_var, seed_var, variety_var
 from generator_py.question_build import generate_all, relational_tables, template_measures
 from generator_py.questions.families import families_for_suites
+from generator_py.questions.domain_nl import tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
+from generator_py.questions.template_syntax import SEED_FILE, TREB_SEED_FILE
 
 
 def model(dbt, session):
@@ -26,7 +28,9 @@ def model(dbt, session):
                                headers)
     nl_templates = dbt.ref("stg_nl_templates").df()
     if "treb" in {f.suite for f in families}:  # the TReB families' phrasings (seed nl_templates_treb)
-        nl_templates = pd.concat([nl_templates, dbt.ref("stg_nl_templates_treb").df()], ignore_index=True)
+        nl_templates = pd.concat([tag_seed_rows(nl_templates, SEED_FILE),
+                                  tag_seed_rows(dbt.ref("stg_nl_templates_treb").df(), TREB_SEED_FILE)],
+                                 ignore_index=True)
     return generate_all(tables, nl_templates, dbt.ref("stg_nl_table_meanings").df(),
                         dbt.ref("stg_domain_attributes").df(), seed_var(dbt.config.get("seed")),
                         variety=variety_var(dbt.config.get("question_variety")), measures=measures,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import duckdb
+import pandas as pd
 import pytest
 
 from generator_py.dbt_inputs import question_suites_var
@@ -260,3 +261,16 @@ def test_question_renderings_cover_the_hiding_questions_only():
     assert "<caption>" not in rows["t--title_name"]["html"] and '"2020"' not in rows["t--header_name"]["csv"]
     empty = question_renderings_table([("t", _grid())], qs.iloc[2:])
     assert empty.num_rows == 0 and str(empty.schema.field("html").type) == "string"
+
+
+def test_a_bad_treb_phrasing_names_its_own_seed_file_and_line():
+    from generator_py.questions.domain_nl import tag_seed_rows
+    _, meanings = question_fixtures.toy_nl_frames()
+    base, _ = question_fixtures.toy_nl_frames()
+    treb = treb_fixtures.treb_nl_frames().iloc[len(base):].reset_index(drop=True)
+    treb.loc[treb["template_id"] == 19, "text"] = "What is the ratio of the numbers $NESTED of_$Year ?"
+    rows = pd.concat([tag_seed_rows(base, "seeds/nl_templates.csv"), tag_seed_rows(treb, "seeds/nl_templates_treb.csv")],
+                     ignore_index=True)
+    line = int(treb.index[treb["template_id"] == 19][0]) + 2
+    with pytest.raises(NLTemplateError, match=rf"seeds/nl_templates_treb.csv: row .*template_id=19.*line {line}\).*needs \$EXPR"):
+        load_domain_nl(rows, meanings, question_fixtures.ATTRS, "toy", "ref", families=BOTH)
