@@ -5,7 +5,6 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 import pandas as pd
 
@@ -29,21 +28,21 @@ class EvalInputs:
 # The columns of the marts that requests are built from (reading only these saves most of the load time).
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
+QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
 
 
 log = logging.getLogger(__name__)
 
 
 def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw,
-                check_replay: bool = False, renderings: Optional[pd.DataFrame] = None) -> EvalInputs:
-    """Specs and requests; with `check_replay`, every replay file is first tied to these questions.
-    `renderings`: the questions' own table views (benchmark_question_renderings), shown in their prompts."""
+                check_replay: bool = False) -> EvalInputs:
+    """Specs and requests; with `check_replay`, every replay file is first tied to these questions."""
     specs = parse_eval_models(parse_config(eval_models_raw))
     seed = seed_var(seed_raw)
     if check_replay:
         check_replay_files(specs, questions)
     benchmark = BenchmarkLookup(questions, tables)
-    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark, renderings), benchmark)
+    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
 
 
 def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
@@ -55,12 +54,12 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
                 log.warning(note)
 
 
-def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
-                               renderings=None) -> EvalInputs:
+def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
-    return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS), _columns(tables, TABLE_INPUT_COLUMNS),
-                       eval_models_raw, seed_raw, check_replay,
-                       None if renderings is None else _columns(renderings, ("question_id",) + TABLE_INPUT_COLUMNS[1:]))
+    # the questions' own table views (naming families), where the mart has them
+    own = [c for c in QUESTION_RENDERING_COLUMNS if c in list(questions.columns)]
+    return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS + tuple(own)), _columns(tables, TABLE_INPUT_COLUMNS),
+                       eval_models_raw, seed_raw, check_replay)
 
 
 def _columns(relation, columns) -> pd.DataFrame:

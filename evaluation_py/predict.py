@@ -33,11 +33,10 @@ def prompt_id(messages) -> str:
 
 
 def all_requests(specs: list[ModelSpec], questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
-                 benchmark: Optional[BenchmarkLookup] = None,
-                 renderings: Optional[pd.DataFrame] = None) -> list[PredictionRequest]:
+                 benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
     out: list[PredictionRequest] = []
     for spec in specs:
-        out.extend(build_requests(spec, questions, tables, seed, benchmark, renderings))
+        out.extend(build_requests(spec, questions, tables, seed, benchmark))
     return out
 
 

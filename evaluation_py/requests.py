@@ -19,6 +19,8 @@ from .model_specs import ModelSpec
 from generator_py.render.registry import format_names
 
 RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a column of benchmark_tables each
+# a column of benchmark_questions each: the question's own table view, NULL when it shows its table's
+QUESTION_RENDERING_COLUMN = {name: f"rendering_{name}" for name in format_names(text_only=True)}
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -40,14 +42,12 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
 
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
-                   benchmark: Optional[BenchmarkLookup] = None,
-                   renderings: Optional[pd.DataFrame] = None) -> list[PredictionRequest]:
+                   benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
     """First turns of the model's episodes: per inference mode, table format and chosen question.
 
     `benchmark` (default: one over `questions` and `tables`) is what the cache keys of backends that
-    read the benchmark are computed from. `renderings` (benchmark_question_renderings: question_id and a
-    column per text format) holds the table view of questions that hide part of their table (naming
-    families); their prompts show it instead of the table's rendering.
+    read the benchmark are computed from. A question with a `rendering_<format>` text (benchmark_questions:
+    the naming families hide part of their table) shows it instead of its table's rendering.
     """
     chosen = select_questions(spec, questions, seed)
     params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
@@ -63,8 +63,9 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
         mode = get_mode(mode_name)
         for table_format in spec.formats:
             text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
-            own = ({} if renderings is None or not len(renderings) else
-                   dict(zip(renderings["question_id"].tolist(), renderings[RENDERING_COLUMN[table_format]].tolist())))
+            own_column = QUESTION_RENDERING_COLUMN[table_format]
+            own = ({} if own_column not in chosen.columns else
+                   {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist()) if isinstance(t, str)})
             for question_id, table_id, question in rows:
                 table_text = own.get(question_id) or text_of[table_id]
                 messages = mode.build_messages(table_text, table_format, question, system_role=spec.system_role)

@@ -12,7 +12,9 @@ import pyarrow as pa
 from ..grid.cells import TableGrid
 from .registry import format_names, render
 
-RENDERING_COLUMNS = ("question_id", "table_id") + format_names(text_only=True)
+# the question's own view per text format: a column of benchmark_questions each (NULL when it shows its table's)
+RENDERING_PREFIX = "rendering_"
+RENDERING_COLUMNS = ("question_id",) + tuple(RENDERING_PREFIX + n for n in format_names(text_only=True))
 
 
 def question_grid(grid: TableGrid, hides_caption: bool = False,
@@ -32,7 +34,7 @@ def question_grid(grid: TableGrid, hides_caption: bool = False,
 
 
 def question_renderings(grids: Iterable[tuple[str, TableGrid]], questions: pd.DataFrame) -> Iterator[tuple]:
-    """(question_id, table_id, text per text format) of every question of `questions` (question_id, table_id,
+    """(question_id, text per text format) of every question of `questions` (question_id, table_id,
     hides_caption, blank_grid_row, blank_grid_col) whose rendering hides something."""
     changed = questions[questions["hides_caption"].fillna(False).astype(bool) | questions["blank_grid_row"].notna()]
     by_table: dict[str, list] = {}
@@ -43,7 +45,7 @@ def question_renderings(grids: Iterable[tuple[str, TableGrid]], questions: pd.Da
         for q in by_table.pop(table_id, ()):
             blank = None if pd.isna(q.blank_grid_row) else (int(q.blank_grid_row), int(q.blank_grid_col))
             g = question_grid(grid, bool(q.hides_caption), blank, q.question_id)
-            yield (q.question_id, table_id) + tuple(render(g, n) for n in names)
+            yield (q.question_id,) + tuple(render(g, n) for n in names)
     if by_table:
         missing = sorted(by_table)
         raise ValueError(f"questions of tables without a grid in int_table_grid: {missing[:5]}")

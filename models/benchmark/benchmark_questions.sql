@@ -11,6 +11,11 @@ tables as (
     select table_id, source, dataset from {{ ref('benchmark_tables') }}
 ),
 
+-- the table views of questions that hide part of their table (naming families): one column per text format
+renderings as (
+    select * from {{ ref('int_question_renderings') }}
+),
+
 answer_text as (
     select
         question_id,
@@ -28,10 +33,12 @@ synthetic as (
         i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
         i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json, kind),
+        r.* exclude (question_id),
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)
     left join answer_text as a using (question_id)
+    left join renderings as r using (question_id)
 ),
 
 real_questions as (

@@ -17,8 +17,7 @@ def model(dbt, session):
 
     def make_inputs():
         inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                            dbt.config.get("eval_models"), dbt.config.get("seed"),
-                                            renderings=dbt.ref("benchmark_question_renderings"))
+                                            dbt.config.get("eval_models"), dbt.config.get("seed"))
         return inputs.specs, inputs.requests, inputs.benchmark
 
     out = predict_pending(requests, set(), store_path(dbt.config.get("eval_cache_dir")), make_inputs)

@@ -10,6 +10,5 @@ from generator_py.build_config import stamp
 def model(dbt, session):
     dbt.config(materialized="table")
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        dbt.config.get("eval_models"), dbt.config.get("seed"),
-                                        renderings=dbt.ref("benchmark_question_renderings"), check_replay=True)
+                                        dbt.config.get("eval_models"), dbt.config.get("seed"), check_replay=True)
     return stamp(requests_table(inputs.requests), dbt.ref("stg_build_config"))

@@ -15,8 +15,6 @@ with stamps as (
     union all
     select distinct 'benchmark_table_images' as mart, build_fingerprint from {{ ref('benchmark_table_images') }}
     union all
-    select distinct 'benchmark_question_renderings' as mart, build_fingerprint from {{ ref('benchmark_question_renderings') }}
-    union all
     select distinct 'eval_requests' as mart, build_fingerprint from {{ ref('eval_requests') }}
     union all
     select distinct 'eval_prompts' as mart, build_fingerprint from {{ ref('eval_prompts') }}

@@ -258,9 +258,10 @@ def test_question_renderings_cover_the_hiding_questions_only():
     assert table.column_names == list(RENDERING_COLUMNS)
     rows = {r["question_id"]: r for r in table.to_pylist()}
     assert sorted(rows) == ["t--header_name", "t--title_name"]
-    assert "<caption>" not in rows["t--title_name"]["html"] and '"2020"' not in rows["t--header_name"]["csv"]
+    assert "<caption>" not in rows["t--title_name"]["rendering_html"]
+    assert '"2020"' not in rows["t--header_name"]["rendering_csv"]
     empty = question_renderings_table([("t", _grid())], qs.iloc[2:])
-    assert empty.num_rows == 0 and str(empty.schema.field("html").type) == "string"
+    assert empty.num_rows == 0 and str(empty.schema.field("rendering_html").type) == "string"
 
 
 def test_a_bad_treb_phrasing_names_its_own_seed_file_and_line():
