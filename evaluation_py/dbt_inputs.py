@@ -30,6 +30,7 @@ class EvalInputs:
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
+QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
 
 
 log = logging.getLogger(__name__)
@@ -64,11 +65,13 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
 def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
                                images=None) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
+    # the questions' own table views (naming families), where the mart has them
+    own = [c for c in QUESTION_RENDERING_COLUMNS if c in list(questions.columns)]
     # `images`: a function giving the relation (called only for image entries), or the relation itself
     def image_rows():
         return _columns(images() if callable(images) else images, IMAGE_INPUT_COLUMNS)
 
-    return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS), _columns(tables, TABLE_INPUT_COLUMNS),
+    return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS + tuple(own)), _columns(tables, TABLE_INPUT_COLUMNS),
                        eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None)
 
 

@@ -20,6 +20,8 @@ from .model_specs import ModelSpec
 from generator_py.render.registry import format_names
 
 RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a column of benchmark_tables each
+# a column of benchmark_questions each: the question's own table view, NULL when it shows its table's
+QUESTION_RENDERING_COLUMN = {name: f"rendering_{name}" for name in format_names(text_only=True)}
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -45,7 +47,8 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     """First turns of the model's episodes: per inference mode, table format and chosen question.
 
     `benchmark` (default: one over `questions` and `tables`) is what the cache keys of backends that
-    read the benchmark are computed from.
+    read the benchmark are computed from. A question with a `rendering_<format>` text (benchmark_questions:
+    the naming families hide part of their table) shows it instead of its table's rendering.
     """
     chosen = select_questions(spec, questions, seed)
     params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
@@ -63,14 +66,20 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
             if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.image_prompts)
                 image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
                 prompt_version = IMAGE_PROMPT_VERSION
+                own = {}
             else:
                 text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
                 prompt_version = mode.prompt_version
+                own_column = QUESTION_RENDERING_COLUMN[table_format]
+                own = ({} if own_column not in chosen.columns else
+                       {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist())
+                        if isinstance(t, str)})
             for question_id, table_id, question in rows:
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
                 else:
-                    messages = mode.build_messages(text_of[table_id], table_format, question,
+                    table_text = own.get(question_id) or text_of[table_id]
+                    messages = mode.build_messages(table_text, table_format, question,
                                                    system_role=spec.system_role)
                 identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
                 if mode.multi_turn and mode.runs_code:

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Mapping, Optional
 
 import pandas as pd
 
-from .dbt_inputs import bool_var, domains_var, parse_config, replicas_var, seed_var, share_var, variety_var
+from .dbt_inputs import (bool_var, domains_var, parse_config, question_suites_var, replicas_var, seed_var, share_var,
+                         variety_var)
 
 #: Default of var max_failed_request_share: above this share of failed requests per model the build fails.
 DEFAULT_MAX_FAILED_SHARE = 0.05
@@ -29,6 +30,7 @@ def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = 
         "replicas": replicas_var(raw.get("replicas")),
         "domains": domains_var(raw.get("domains"), known_domains),
         "question_variety": variety_var(raw.get("question_variety")),
+        "question_suites": list(question_suites_var(raw.get("question_suites"))),
         "cross_check": bool_var("cross_check", raw.get("cross_check"), False),
         "max_failed_request_share": share_var("max_failed_request_share", raw.get("max_failed_request_share"),
                                               DEFAULT_MAX_FAILED_SHARE),
@@ -64,6 +66,10 @@ def build_fingerprint(checked: Mapping[str, Any], input_digests: Mapping[str, Op
                "question_variety": checked.get("question_variety", "paper"),
                "domains": sorted(checked["domains"]) if checked["domains"] else None,
                "inputs": dict(sorted(input_digests.items()))}
+    # the question suites enter only beyond the default (hctqa alone), so a default build keeps its fingerprint
+    suites = checked.get("question_suites") or ["hctqa"]
+    if list(suites) != ["hctqa"]:
+        shaping["question_suites"] = list(suites)
     canonical = json.dumps(shaping, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -86,5 +86,21 @@ def variety_var(raw) -> str:
     return value
 
 
+def question_suites_var(raw) -> tuple[str, ...]:
+    """var question_suites: the question suites of the build (`hctqa`: Table III; `treb`: TReB's computation
+    and naming families); default `[hctqa]`."""
+    from .questions.families import DEFAULT_SUITES, SUITES
+
+    value = parse_config(raw)
+    if value is None:
+        return DEFAULT_SUITES
+    if isinstance(value, str):
+        value = [value]
+    if (not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value)
+            or set(value) - set(SUITES)):
+        raise ValueError(f"var question_suites must be a non-empty list of {sorted(SUITES)}, got {value!r}")
+    return tuple(n for n in SUITES if n in value)
+
+
 def scale_options(replicas, domains) -> dict:
     return {"replicas": replicas_var(replicas), "domains": domains_var(domains)}

@@ -27,7 +27,8 @@ from .vocabulary import load_domains
 # columns of int_question_instances, in order
 COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
-           + QUESTION_PROPERTY_COLUMNS)
+           + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
+                                          "blank_grid_col"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -40,7 +41,8 @@ class PlainRelationalTable(RelationalTable):
 
     def __init__(self, table_id: str, domain: str, template_name: str, value_name: str,
                  attributes: tuple, plain_rows: list, value_is_integer: bool, agg_fun: str, agg_name: str,
-                 shown_aggregates: tuple):
+                 shown_aggregates: tuple, header_cells: tuple = ()):
+        object.__setattr__(self, "header_cells", header_cells)  # (grid_row, grid_col, role, text): naming
         for k, v in zip(_FIELDS, (table_id, domain, template_name, value_name, attributes, value_is_integer,
                                   agg_fun, agg_name, shown_aggregates)):
             object.__setattr__(self, k, v)
@@ -64,8 +66,11 @@ def _text(v, canon: dict):
     return canon.setdefault(v, v)
 
 
-def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: pd.DataFrame) -> list[RelationalTable]:
-    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells.
+def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: pd.DataFrame,
+                      header_cells: Optional[pd.DataFrame] = None) -> list[RelationalTable]:
+    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells,
+    `header_cells` (optional: table_id, grid_row, grid_col, role, text of the header cells of int_hct_cells)
+    what the header naming family asks about.
 
     Shown aggregates of a table are sorted by (row_group, col_group), so that the result does not depend on
     the order in which DuckDB returns them (a DISTINCT query has none).
@@ -83,6 +88,11 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
                               aggregates["col_group"].tolist(), aggregates["value"].tolist()):
         aggs_by_table.setdefault(tid, []).append(
             ShownAggregate(tuple(_text(x, canon) for x in rg), tuple(_text(x, canon) for x in cg), float(v)))
+    headers_by_table: dict[str, list] = {}
+    if header_cells is not None:
+        for tid, r, c, role, text in zip(*(header_cells[k].tolist() for k in ("table_id", "grid_row", "grid_col",
+                                                                               "role", "text"))):
+            headers_by_table.setdefault(tid, []).append((int(r), int(c), str(role), str(text)))
     out: list[RelationalTable] = []
     cols = ["table_id", "domain", "template_name", "value_name", "value_is_integer", "agg_fun", "agg_name",
             "row_attributes", "row_attribute_codes", "row_attribute_levels",
@@ -98,7 +108,7 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
         shown = tuple(sorted(aggs_by_table.get(tid, ()), key=lambda a: (a.row_group, a.col_group, a.value)))
         out.append(PlainRelationalTable(str(tid), str(domain), str(template_name), str(value_name), attributes,
                                         [r for _, r in recs], bool(value_is_integer), str(agg_fun), str(agg_name),
-                                        shown))
+                                        shown, tuple(sorted(headers_by_table.get(tid, ())))))
     return out
 
 
@@ -120,13 +130,15 @@ def _compact(t: RelationalTable) -> tuple:
         rows = Rows.from_frame(t.frame, [a.name for a in t.attributes]).rows
     return (t.table_id, t.domain, t.template_name, t.value_name,
             tuple((a.name, a.code, a.level, a.axis, a.depth) for a in t.attributes), rows, t.value_is_integer,
-            t.agg_fun, t.agg_name, tuple((a.row_group, a.col_group, a.value) for a in t.shown_aggregates))
+            t.agg_fun, t.agg_name, tuple((a.row_group, a.col_group, a.value) for a in t.shown_aggregates),
+            getattr(t, "header_cells", ()))
 
 
 def _uncompact(c: tuple) -> PlainRelationalTable:
-    (tid, domain, template_name, value_name, attrs, rows, value_is_integer, agg_fun, agg_name, shown) = c
+    (tid, domain, template_name, value_name, attrs, rows, value_is_integer, agg_fun, agg_name, shown, headers) = c
     return PlainRelationalTable(tid, domain, template_name, value_name, tuple(TableAttribute(*a) for a in attrs),
-                                rows, value_is_integer, agg_fun, agg_name, tuple(ShownAggregate(*s) for s in shown))
+                                rows, value_is_integer, agg_fun, agg_name, tuple(ShownAggregate(*s) for s in shown),
+                                headers)
 
 
 # json.dumps(spec, sort_keys=True) and json.dumps(answer_rows, default=str), with the encoders built once
@@ -142,7 +154,9 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
         out.append((q.question_id, q.table_id, q.template_id, q.family, q.family_variant, q.phrasing, q.question,
                     q.sql, q.sql_literals, _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
                    + tuple(md[c] for c in COLUMNS[_N_FIXED:_N_FIXED + len(METADATA_COLUMNS) - 1])
-                   + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS))
+                   + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS)
+                   + (q.kind, q.suite, q.answer_type, q.hides_caption,
+                      q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None))
     return out
 
 
@@ -206,7 +220,11 @@ def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
 def _to_arrow(rows: list[tuple]) -> pa.Table:
     if not rows:
         return pa.Table.from_pylist([])
-    return pa.table({name: pa.array(list(col)) for name, col in zip(COLUMNS, zip(*rows))})
+    return pa.table({name: pa.array(list(col), type=_TYPES.get(name)) for name, col in zip(COLUMNS, zip(*rows))})
+
+
+# columns that may be NULL on every row (a build without the naming families): typed, not null-typed
+_TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,

@@ -51,6 +51,15 @@ class DomainNL:
         return self.templates.get(template_id, ())
 
 
+SEED_FILE_COLUMN, SEED_LINE_COLUMN = "seed_file", "seed_line"
+
+
+def tag_seed_rows(frame, file: str):
+    """The rows of one NL seed file (file order) tagged with the file and their line, so that rows of several
+    files (seeds/nl_templates.csv and nl_templates_treb.csv) read as one frame name their own in errors."""
+    return frame.assign(**{SEED_FILE_COLUMN: file, SEED_LINE_COLUMN: range(2, len(frame) + 2)})
+
+
 def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, template_name: str,
                    families: Optional[Iterable] = None) -> DomainNL:
     """Build the NL templates of one domain/template_name from the seed frames (validated).
@@ -94,17 +103,20 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
     if not len(trows):
         raise NLTemplateError(f"{SEED_FILE}: no templates for domain={domain!r}, template_name={template_name!r}")
     parsed: dict[int, list] = {}
+    tagged = SEED_FILE_COLUMN in trows.columns  # rows of several seed files (tag_seed_rows)
     for idx, r in trows.iterrows():
+        line = int(r[SEED_LINE_COLUMN]) if tagged else (int(idx) + 2) if isinstance(idx, (int,)) else None
+        file = str(r[SEED_FILE_COLUMN]) if tagged else SEED_FILE
         row = {"domain": domain, "template_name": r["template_name"], "template_id": int(r["template_id"]),
-               "phrasing": int(r["phrasing"]), "line": (int(idx) + 2) if isinstance(idx, (int,)) else None}
+               "phrasing": int(r["phrasing"]), "line": line}
         tid = int(r["template_id"])
         if tid not in requirements:
             raise seed_row_error(f"template_id {tid} is the NL of no question family of the build "
-                       f"(known: {', '.join(map(str, sorted(requirements)))})", row)
+                       f"(known: {', '.join(map(str, sorted(requirements)))})", row, file)
         text = str(r["text"])
         if not text.strip():
-            raise seed_row_error("empty template text", row)
-        template = parse_template(text, names, tid, int(r["phrasing"]), row, requirements=requirements[tid])
+            raise seed_row_error("empty template text", row, file)
+        template = parse_template(text, names, tid, int(r["phrasing"]), row, file, requirements=requirements[tid])
         check_template_phrases(template, codes, value_phrases, qualifiers, row)
         parsed.setdefault(tid, []).append(template)
     missing = [t for t in sorted(requirements) if t not in parsed]

@@ -49,6 +49,9 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
         if not family.applicable(m):
             continue
         phrasings = nl.phrasings(family.nl.template_id)
+        if family.kind != "sql":
+            out.extend(_computed_questions(family, m, rng, variety, nl, phrasings, texts))
+            continue
         n_asked = 0
         for _ in range(family.variants):
             for _ in range(MAX_TRIES):
@@ -80,4 +83,41 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     choices=None if choices is None else tuple(choices), label=extra.get("label")))
                 n_asked += 1
                 break
+    return out
+
+
+def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
+    """Questions of a family answered by its own computation (families/computed.py), drawn like the others:
+    up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new."""
+    out: list[QuestionInstance] = []
+    table_id = m.table.table_id
+    for _ in range(family.variants):
+        for _ in range(MAX_TRIES):
+            drawn = family.draw(m, rng, variety)
+            if drawn is None:
+                if family.exhausted(m):
+                    break
+                continue
+            spec, extra = drawn
+            answer = family.compute(spec, m, extra)
+            if not answer:
+                if family.exhausted(m):
+                    break
+                continue
+            sql, facts, n_read = family.statement(spec, m)
+            tpl = rng.choice(phrasings)
+            text = render_question(tpl, None, nl, facts)
+            if text in texts:
+                continue
+            texts.add(text)
+            md = family.metadata(spec, m)
+            change = family.rendering_change(spec, extra)
+            out.append(QuestionInstance(
+                question_id=question_id(table_id, family.family_id, len(out)), table_id=table_id,
+                template_id=family.template_id, phrasing=tpl.phrasing, sql=sql, question=text, spec=spec,
+                metadata=md, properties=family.properties(spec, md, m, n_read), answer_rows=answer,
+                sql_literals=facts.literals, family=family.family_id, family_variant=len(out), kind=family.kind,
+                tables=(table_id,), suite=family.suite, answer_type=family.answer_type,
+                hides_caption=change["hides_caption"], blank_cell=change["blank_cell"]))
+            break
     return out

@@ -31,6 +31,7 @@ from typing import Iterable, Optional
 from .types import NLTemplateError
 
 SEED_FILE = "seeds/nl_templates.csv"
+TREB_SEED_FILE = "seeds/nl_templates_treb.csv"  # the phrasings of the TReB families (suite treb)
 MEANINGS_FILE = "seeds/nl_table_meanings.csv"
 
 RESERVED = ("EXPRSUP", "EXPR", "GROUPBY", "TOPK", "ORDERBYDESC", "OPPATTR", "OPANDVAL", "NESTED", "REPORTATTR")

@@ -27,7 +27,7 @@ class QuestionInstance:
     table_id: str
     template_id: Optional[int]  # 1..15 for the families of Table III of the paper, None for other families
     phrasing: int  # index of the NL phrasing used (the `phrasing` column of seeds/nl_templates.csv)
-    sql: str  # DuckDB SQL over the canonical relation `T`
+    sql: Optional[str]  # DuckDB SQL over the canonical relation `T` (None for naming families)
     question: str  # natural-language question
     spec: dict[str, Any]  # JSON-serialisable query spec (see generator_py/questions/spec.py)
     metadata: dict[str, Any]  # template-level columns (METADATA_COLUMNS)
@@ -38,7 +38,13 @@ class QuestionInstance:
     sql_literals: list[str] = field(default_factory=list)
     family: str = ""  # id of the question family that drew it (families.FAMILIES)
     family_variant: int = 0  # its number among the questions of that family on this table (0 = first)
-    kind: str = "sql"  # how the answer is defined: "sql" = the spec's query evaluated on the tables
+    # how the answer is defined: "sql" = the spec's query evaluated on the tables; "computed" / "naming" =
+    # the family's own computation (families/computed.py), whose SQL text (None for naming) states it
+    kind: str = "sql"
     tables: tuple[str, ...] = ()  # the tables the question reads (one today: (table_id,))
     choices: Optional[tuple[str, ...]] = None  # the options of a two-option item, None for open questions
     label: Optional[str] = None  # the right option among `choices`
+    suite: str = "hctqa"  # the benchmark of its family: "hctqa" (Table III) or "treb" (families/computed.py)
+    answer_type: str = "values"  # "values": compared as values; "text": scored by text metrics
+    hides_caption: bool = False  # its table renderings leave out the caption (title naming)
+    blank_cell: Optional[tuple[int, int]] = None  # (grid_row, grid_col) shown empty in its renderings

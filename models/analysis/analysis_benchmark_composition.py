@@ -8,7 +8,9 @@ from generator_py.build_config import stamp
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    out = benchmark_composition(dbt.ref("benchmark_tables").df(), dbt.ref("benchmark_questions").df())
+    # the HCT-QA composition: its questions alone (a build with var question_suites [hctqa, treb] adds others)
+    out = benchmark_composition(dbt.ref("benchmark_tables").df(),
+                                dbt.ref("benchmark_questions").filter("suite = 'hctqa'").df())
     # the fine-tuning splits: tables and examples per config and split
     finetune = composition_rows(dbt.ref("benchmark_finetune_exports").df())
     out = pd.concat([out, finetune.astype({c: out[c].dtype for c in ("n_tables", "n_questions")})],

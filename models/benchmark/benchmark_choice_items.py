@@ -6,7 +6,7 @@ from generator_py.dbt_inputs import seed_var
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    questions = (dbt.ref("benchmark_questions").filter("source = 'synthetic'")
+    questions = (dbt.ref("benchmark_questions").filter("source = 'synthetic' and template_id is not null")  # items of Table III questions
                  .project("question_id, table_id, template_id, question, answer_gt, answer_rows, spec_json").df())
     instances = dbt.ref("int_table_instances").project(
         "table_id, domain, template_name, variant_id, row_attributes, col_attributes").df()

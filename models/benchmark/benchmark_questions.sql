@@ -11,6 +11,11 @@ tables as (
     select table_id, source, dataset from {{ ref('benchmark_tables') }}
 ),
 
+-- the table views of questions that hide part of their table (naming families): one column per text format
+renderings as (
+    select * from {{ ref('int_question_renderings') }}
+),
+
 answer_text as (
     select
         question_id,
@@ -27,15 +32,19 @@ synthetic as (
         i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
         i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
-        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json),
+        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json, kind),
+        r.* exclude (question_id),
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)
     left join answer_text as a using (question_id)
+    left join renderings as r using (question_id)
 ),
 
 real_questions as (
-    select * from {{ ref('stg_real_questions') }}
+    -- the release's questions belong to HCT-QA and are answered by values
+    select *, 'hctqa' as suite, 'values' as answer_type, false as hides_caption
+    from {{ ref('stg_real_questions') }}
 ),
 
 final as (

@@ -1,3 +1,14 @@
--- Ground truth of every question, executed set-based in DuckDB on the relational tables
--- (see macro question_answers): one row per answer row, values as canonical text.
-{{ question_answers(ref('int_question_instances'), ref('int_relational_cells')) }}
+-- Ground truth of every question, one row per answer row, values as canonical text: the SQL families'
+-- executed set-based in DuckDB on the relational tables (see macro question_answers); the answers of the
+-- families that compute their own (kind computed / naming, generator_py/questions/families/computed.py)
+-- as the generator computed them, cross-checked in int_family_cross_check.
+{{ question_answers("(select * from " ~ ref('int_question_instances') ~ " where kind = 'sql')", ref('int_relational_cells')) }}
+union all
+select question_id, answer_row, answer_values
+from (
+    select question_id,
+           unnest(from_json(py_answer_json, '[["VARCHAR"]]')) as answer_values,
+           generate_subscripts(from_json(py_answer_json, '[["VARCHAR"]]'), 1) as answer_row
+    from {{ ref('int_question_instances') }}
+    where kind <> 'sql'
+)

@@ -1,17 +1,37 @@
-"""Question instances: every registered question family drawn on every table, its SQL text and NL question."""
-from generator_py.dbt_inputs import seed_var, variety_var
+"""Question instances: every question family of the build's suites (var question_suites) drawn on every table,
+its SQL text and NL question."""
+import pandas as pd
+
+from generator_py.dbt_inputs import question_suites_var, seed_var, variety_var
 from generator_py.question_build import generate_all, relational_tables, template_measures
+from generator_py.questions.families import families_for_suites
+from generator_py.questions.domain_nl import tag_seed_rows
+from generator_py.questions.families.naming import NAMEABLE_ROLES
+from generator_py.questions.template_syntax import SEED_FILE, TREB_SEED_FILE
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    families = families_for_suites(question_suites_var(dbt.config.get("question_suites")))
     # ordered: question generation draws from this list, so its order is part of the seed's outcome
     aggregates = (dbt.ref("int_hct_cells").filter("role = 'aggregate'")
                   .project("table_id, row_group, col_group, value").distinct()
                   .order("table_id, row_group, col_group").df())
+    headers = None
+    if "header_name" in families:  # the header cells a header naming question may blank
+        roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
+        headers = (dbt.ref("int_hct_cells").filter(f"role in ({roles})")
+                   .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col").df())
     measures = template_measures(dbt.ref("stg_domain_attributes").df(), dbt.ref("stg_domain_values").df(),
                                  dbt.ref("stg_domain_value_ranges").df(), dbt.ref("stg_table_templates").df())
-    tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates)
-    return generate_all(tables, dbt.ref("stg_nl_templates").df(), dbt.ref("stg_nl_table_meanings").df(),
+    tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates,
+                               headers)
+    nl_templates = dbt.ref("stg_nl_templates").df()
+    if "treb" in {f.suite for f in families}:  # the TReB families' phrasings (seed nl_templates_treb)
+        nl_templates = pd.concat([tag_seed_rows(nl_templates, SEED_FILE),
+                                  tag_seed_rows(dbt.ref("stg_nl_templates_treb").df(), TREB_SEED_FILE)],
+                                 ignore_index=True)
+    return generate_all(tables, nl_templates, dbt.ref("stg_nl_table_meanings").df(),
                         dbt.ref("stg_domain_attributes").df(), seed_var(dbt.config.get("seed")),
-                        variety=variety_var(dbt.config.get("question_variety")), measures=measures)
+                        variety=variety_var(dbt.config.get("question_variety")), measures=measures,
+                        families=families)

@@ -17,6 +17,7 @@ def model(dbt, session):
         "replicas": dbt.config.get("replicas"),
         "domains": dbt.config.get("domains"),
         "question_variety": dbt.config.get("question_variety"),
+        "question_suites": dbt.config.get("question_suites"),
         "cross_check": dbt.config.get("cross_check"),
         "max_failed_request_share": dbt.config.get("max_failed_request_share"),
         "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
@@ -39,4 +40,6 @@ def model(dbt, session):
         "aggregation_terms": frame_digest(dbt.ref("stg_aggregation_terms").df()),
         "release": file_digest(resolve_release_file(release)) if release else None,
     }
+    if "treb" in checked["question_suites"]:  # the TReB phrasings shape only a build that asks them
+        digests["nl_templates_treb"] = frame_digest(dbt.ref("stg_nl_templates_treb").df())
     return config_frame(checked, build_fingerprint(checked, digests))

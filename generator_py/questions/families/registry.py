@@ -35,7 +35,9 @@ class QuestionFamily:
     `nl`: the NL template_id of its phrasings in seeds/nl_templates.csv and the reserved words they need
     and may use; `kind`: how the answer is defined ("sql": the spec's query evaluated on the table);
     `variants`: how many questions of the family one table may get; `aggregate_in_table`: its aggregate
-    is displayed in the HCT (a release property).
+    is displayed in the HCT (a release property); `suite`: the benchmark the family belongs to ("hctqa":
+    Table III, "treb": TReB's skills, families/computed.py); `answer_type`: "values" (compared as values)
+    or "text" (scored by text metrics).
     """
 
     family_id: str = ""
@@ -44,6 +46,8 @@ class QuestionFamily:
     kind: str = "sql"
     variants: int = 1
     aggregate_in_table: bool = False
+    suite: str = "hctqa"
+    answer_type: str = "values"
 
     def applicable(self, m: TableModel) -> bool:
         """Whether the table can have this family's questions at all (checked before any draw)."""

@@ -1,0 +1,110 @@
+"""A second, independent computation of the answers of the families that compute their own (suite `treb`,
+questions/families/computed.py): numpy on the relational rows as DuckDB holds them (int_relational_rows), and
+the caption and header texts of the table grid (int_table_grid), never the generator's exact arithmetic, its
+row tuples or its table model. Each answer is recomputed from the question's spec alone and printed with
+format_number, the one number format of the ground truth."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from .formatting import format_number
+
+CHECK_COLUMNS = ("question_id", "table_id", "family", "generator_answer", "check_answer", "agrees")
+
+
+class Columns:
+    """One relational table as numpy columns: an object array per attribute (None where a branch stops
+    early), `value` (float); `row_attributes`, `col_attributes` its axes."""
+
+    def __init__(self, row_attributes, col_attributes, labels: list[list], values):
+        self.row_attributes, self.col_attributes = list(row_attributes), list(col_attributes)
+        names = self.row_attributes + self.col_attributes
+        table = np.array(labels, dtype=object).reshape(len(labels), len(names))
+        self.attrs = {n: table[:, i] for i, n in enumerate(names)}
+        self.value = np.asarray(values, dtype=float)
+
+    def mask(self, filters: list[dict]) -> np.ndarray:
+        m = np.ones(len(self.value), dtype=bool)
+        for f in filters:
+            m &= np.isin(self.attrs[f["attribute"]], [str(v) for v in f["values"]])  # None never matches
+        return m
+
+    def values(self, filters) -> np.ndarray:
+        return self.value[self.mask(filters)]
+
+    def single(self, filters) -> float:
+        v = self.values(filters)
+        if len(v) != 1:
+            raise ValueError(f"expected one cell, the conditions {filters} select {len(v)}")
+        return float(v[0])
+
+    def series(self, filters, keys: list[str]) -> dict:
+        m = self.mask(filters)
+        cols = [self.attrs[k][m] for k in keys]
+        return dict(zip(zip(*cols), self.value[m])) if keys else {}
+
+
+def relational_columns(rows: pd.DataFrame) -> dict[str, Columns]:
+    """Columns per table of int_relational_rows (rows ordered by rel_row)."""
+    rows = rows.sort_values(["table_id", "rel_row"])
+    out = {}
+    for tid, g in rows.groupby("table_id", sort=False):
+        first = g.iloc[0]
+        labels = [list(r) + list(c) for r, c in zip(g["row_labels"], g["col_labels"])]
+        out[tid] = Columns(first["row_attributes"], first["col_attributes"], labels, g["value"].to_numpy())
+    return out
+
+
+_NUMPY_AGG = {"sum": np.sum, "avg": np.mean, "min": np.min, "max": np.max}
+
+
+def check_value(spec: dict, t: Columns) -> float:
+    """The numeric answer of a computed spec, by numpy."""
+    c = spec["computation"]
+    if c == "stddev_samp":
+        return float(np.std(t.values(spec["filters"]), ddof=1))
+    if c == "median":
+        return float(np.median(t.values(spec["filters"])))
+    if c == "pct_change":
+        a, b = t.single(spec["first"]), t.single(spec["second"])
+        return (b - a) / a * 100.0
+    if c == "ratio":
+        fn = _NUMPY_AGG[spec["function"]]
+        return float(fn(t.values(spec["first"]))) / float(fn(t.values(spec["second"])))
+    if c == "correlation":
+        # two rows pair their cells by column path, two columns by row path (NULL labels pair alike)
+        keys = t.col_attributes if spec["paired_by"] == "col" else t.row_attributes
+        a, b = t.series(spec["first"], keys), t.series(spec["second"], keys)
+        shared = [k for k in a if k in b]
+        return float(np.corrcoef([a[k] for k in shared], [b[k] for k in shared])[0, 1])
+    raise ValueError(f"unknown computation {c!r} in a question spec")
+
+
+def check_answer(spec: dict, t: Columns | None, caption: str | None, header_text: dict) -> str:
+    c = spec["computation"]
+    if c == "title":
+        return caption or ""
+    if c == "header":
+        return header_text.get((spec["grid_row"], spec["grid_col"]), "")
+    return format_number(check_value(spec, t))
+
+
+def family_cross_check(questions: pd.DataFrame, rows: pd.DataFrame, grid: pd.DataFrame) -> pd.DataFrame:
+    """Per question of a computing family (question_id, table_id, family, spec_json, py_answer_json): the
+    generator's answer, the check's, and whether they agree. `rows`: int_relational_rows of their tables;
+    `grid`: int_table_grid rows (table_id, grid_row, grid_col, text, caption) of their tables."""
+    tables = relational_columns(rows)
+    captions = dict(zip(grid["table_id"], grid["caption"]))
+    headers: dict[str, dict] = {}
+    for tid, r, c, text in zip(grid["table_id"], grid["grid_row"], grid["grid_col"], grid["text"]):
+        headers.setdefault(tid, {})[(int(r), int(c))] = text
+    out = []
+    for q in questions.sort_values("question_id").itertuples(index=False):
+        spec = json.loads(q.spec_json)
+        mine = json.loads(q.py_answer_json)[0][0]
+        theirs = check_answer(spec, tables.get(q.table_id), captions.get(q.table_id), headers.get(q.table_id, {}))
+        out.append((q.question_id, q.table_id, q.family, mine, theirs, mine == theirs))
+    return pd.DataFrame(out, columns=list(CHECK_COLUMNS))

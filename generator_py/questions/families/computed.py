@@ -1,0 +1,115 @@
+"""The base of families whose answer is not a spec's SQL query but a computation the family states itself
+(TReB's computation and naming skills): the family computes the exact answer from the relational table,
+writes the SQL text (DuckDB) that states it where there is one, and hands the NL rendering its conditions.
+
+Such a family sets `kind` ("computed" or "naming"), `suite` ("treb") and `answer_type` ("values": one number,
+compared as a value; "text": free text scored by text metrics), and implements `compute` and `statement`.
+The generator keeps its answer as the ground truth (`py_answer_json`); `generator_py.family_cross_check`
+recomputes every such answer independently with pandas/numpy from the relational rows.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Optional, Sequence
+
+from sqlglot import exp
+
+from ...formatting import format_number
+from ..query_facts import QueryFacts, Scope
+from ..spec import TABLE_NAME, VALUE, Rows, _and, _conditions, column
+from ..table_model import TableModel
+from .registry import QuestionFamily
+
+# answers of these families, as the gt prints them: format_number (two decimals, ties half up)
+ROUNDING_MARGIN = 1e-4  # an exact value this close (in units of 0.01) to a .xx5 tie is not asked
+
+
+class ComputedFamily(QuestionFamily):
+    """A family answered by its own computation (see the module docstring)."""
+
+    kind = "computed"
+    suite = "treb"
+    answer_type = "values"
+
+    def compute(self, spec: dict, m: TableModel, extra: dict) -> Optional[list[list[str]]]:
+        """The exact answer rows (canonical text), or None when this draw cannot be asked."""
+        raise NotImplementedError
+
+    def statement(self, spec: dict, m: TableModel) -> tuple[Optional[str], QueryFacts, int]:
+        """(SQL text or None, the facts the NL rendering reads, relational rows the question reads)."""
+        raise NotImplementedError
+
+    def rendering_change(self, spec: dict, extra: dict) -> dict[str, Any]:
+        """What the question's table rendering hides: {"hides_caption": bool, "blank_cell": (row, col) | None}."""
+        return {"hides_caption": False, "blank_cell": None}
+
+    def metadata(self, spec, m):
+        filters = [f for sel in selections(spec) for f in sel]
+        row_set, col_set = set(m.row_attrs), set(m.col_attrs)
+        return {"template_id": None,
+                "n_row_conditions": sum(1 for f in filters if f["attribute"] in row_set),
+                "n_col_conditions": sum(1 for f in filters if f["attribute"] in col_set),
+                "projected_attributes": [], "aggregations": [spec["computation"]] if self.kind == "computed" else [],
+                "aggregate_in_table": False, "grouping": "global" if self.kind == "computed" else "none",
+                "ordering": "none", "top_k": None, "value_condition": False}
+
+    def properties(self, spec, md, m, n_retained):
+        # the release reading of a question that aggregates its selections' values (one output column)
+        pseudo = {"filters": [f for sel in selections(spec) for f in sel],
+                  "select": [{"kind": "aggregate", "function": c} for c in md["aggregations"]] or [{"kind": "value"}]}
+        return super().properties(pseudo, md, m, n_retained)
+
+
+def selections(spec: dict) -> list[list[dict]]:
+    """The filter lists of a computed spec, in the order the question names them."""
+    return [spec[k] for k in ("filters", "first", "second") if k in spec]
+
+
+def scope_of(filters: Sequence[dict]) -> Scope:
+    """The NL conditions of one selection (labels as the SQL literals print them)."""
+    sc = Scope()
+    for f in filters:
+        vals = [str(v) for v in f["values"]]
+        sc.conditions[f["attribute"]] = vals
+        sc.literals.extend(vals)
+    return sc
+
+
+def facts_for(first: Sequence[dict], second: Optional[Sequence[dict]] = None,
+              aggregates: Sequence[str] = ()) -> QueryFacts:
+    """Facts of a question on one selection, or two (the second read by the tokens from $NESTED on)."""
+    outer = scope_of(first)
+    if second is not None:
+        outer.sub = scope_of(second)
+        outer.literals.extend(outer.sub.literals)
+    return QueryFacts(outer, [], False, list(aggregates), [], None, None)
+
+
+def where_sql(filters: Sequence[dict]) -> str:
+    """` WHERE ...` of one selection (DuckDB), empty without conditions."""
+    cond = _and(_conditions(filters, None))
+    return "" if cond is None else " WHERE " + cond.sql(dialect="duckdb")
+
+
+def value_sql() -> str:
+    return column(VALUE).sql(dialect="duckdb")
+
+
+def from_sql() -> str:
+    return exp.Table(this=exp.Identifier(this=TABLE_NAME, quoted=False)).sql(dialect="duckdb")
+
+
+def values_of(rows: Rows, sel: list[tuple]) -> list[Fraction]:
+    vi = rows.index[VALUE]
+    return [Fraction(r[vi]) for r in sel]
+
+
+def robust(x: float | Fraction) -> bool:
+    """Whether the answer's two-decimal text cannot flip between two correct float computations."""
+    frac = abs(float(x) * 100) % 1
+    return abs(frac - 0.5) > ROUNDING_MARGIN
+
+
+def answer_text(x: float | Fraction) -> Optional[list[list[str]]]:
+    return [[format_number(float(x))]] if robust(x) else None
+

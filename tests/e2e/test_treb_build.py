@@ -1,0 +1,62 @@
+"""End-to-end: a CI-scale build with the TReB families (var question_suites [hctqa, treb]) up to the
+benchmark marts and the cross-checks, with every data test on them; its Table III questions are those of
+the default CI build, row for row."""
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from conftest import copy_project, run_dbt
+
+TREB_VARS = "{replicas: 1, cross_check: true, question_suites: [hctqa, treb]}"
+FAMILIES = ("stdev", "median", "pct_change", "agg_ratio", "correlation", "title_name", "header_name")
+
+
+@pytest.fixture(scope="module")
+def treb_project(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("treb") / "project")
+    # the generation and benchmark marts the questions reach, and every data test on them (singular ones included)
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check",
+            "+int_answer_cross_check", "--vars", TREB_VARS)
+    return project
+
+
+@pytest.fixture(scope="module")
+def treb_db(treb_project):
+    con = duckdb.connect(str(treb_project / "hctqa.duckdb"), read_only=True)
+    yield con
+    con.close()
+
+
+def test_every_family_is_asked_and_cross_checked(treb_db):
+    counts = dict(treb_db.execute("select family, count(*) from main.benchmark_questions where suite = 'treb' "
+                                  "group by family").fetchall())
+    assert set(counts) == set(FAMILIES) and min(counts.values()) >= 100, counts
+    checked = treb_db.execute("select count(*), count(*) filter (where agrees) "
+                              "from intermediate.int_family_cross_check").fetchone()
+    assert checked == (sum(counts.values()),) * 2
+    renderings = treb_db.execute("select count(*) from main.benchmark_questions where rendering_csv is not null"
+                                 ).fetchone()[0]
+    assert renderings == counts["title_name"] + counts["header_name"]
+
+
+def test_the_data_tests_on_the_treb_questions_ran_and_passed(treb_project):
+    results = json.loads((treb_project / "target" / "run_results.json").read_text())["results"]
+    status = {r["unique_id"].split(".")[2]: r["status"] for r in results if r["unique_id"].startswith("test.")}
+    for name in ("assert_treb_answers_cross_checked", "assert_treb_questions_consistent",
+                 "assert_question_renderings_hide_the_answer", "assert_questions_have_one_non_empty_answer",
+                 "assert_no_duplicate_question_text_per_table", "assert_sql_literals_appear_in_question"):
+        assert status.get(name) == "pass", (name, status.get(name))
+
+
+def test_hctqa_questions_are_those_of_the_default_build(treb_db, ci_db):
+    cols = [r[0] for r in ci_db.execute(
+        "select column_name from information_schema.columns where table_schema = 'main' "
+        "and table_name = 'benchmark_questions' and column_name <> 'build_fingerprint' order by ordinal_position"
+    ).fetchall()]
+    listed = ", ".join(f'"{c}"::varchar' for c in cols)
+    query = f"select md5(string_agg(row({listed})::varchar, chr(30) order by question_id)), count(*) " \
+            "from main.benchmark_questions where suite = 'hctqa'"
+    assert treb_db.execute(query).fetchone() == ci_db.execute(query).fetchone()
