@@ -59,6 +59,10 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     table_ids = tables["table_id"].tolist()
     rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist()))
     read_of = {(q, t): benchmark.fields(q, t, reads) for q, t, _ in rows} if reads else {}
+    # A question that hides part of its table (a naming family) is asked only where the hidden view is what
+    # the model sees: not on the image (drawn from the whole table) and not in a mode that runs code (its
+    # program reads the table's own renderings), where the answer would be in plain sight.
+    hiding = _questions_with_own_view(chosen)
     out = []
     for mode_name in spec.modes:
         mode = get_mode(mode_name)
@@ -75,6 +79,8 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                        {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist())
                         if isinstance(t, str)})
             for question_id, table_id, question in rows:
+                if question_id in hiding and (table_format == IMAGE_FORMAT or mode.runs_code):
+                    continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
                 else:
@@ -93,6 +99,14 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
                     prompt_version=prompt_version))
     return out
+
+
+def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:
+    own = [c for c in QUESTION_RENDERING_COLUMN.values() if c in questions.columns]
+    if not own:
+        return set()
+    hides = questions[own].map(lambda t: isinstance(t, str)).any(axis=1)
+    return set(questions.loc[hides, "question_id"].tolist())
 
 
 def turn_limit(spec: ModelSpec, mode) -> int:

@@ -43,3 +43,14 @@ def test_eval_inputs_read_the_own_views_where_the_mart_has_them():
     plain = eval_inputs_from_relations(QUESTIONS, TABLES, entry, "42").requests
     changed = {a.question_id for a, b in zip(with_own, plain) if a.messages != b.messages}
     assert changed == {"t1--header_name"}
+
+
+def test_hiding_questions_are_not_asked_where_the_whole_table_is_seen():
+    # pot's program reads the table's own renderings (and an image shows the whole table): the blanked
+    # label would be in plain sight, so those requests are not made; direct still asks it.
+    (spec,) = parse_eval_models([{"name": "m", "backend": "oracle", "formats": ["csv"], "modes": ["direct", "pot"],
+                                  "sandbox": "rlimits"}])
+    asked = {(r.question_id, r.inference_mode) for r in build_requests(spec, OWN, TABLES, 42)}
+    assert asked == {("t1--q01", "direct"), ("t1--header_name", "direct"), ("t1--q01", "pot")}
+    plain = {(r.question_id, r.inference_mode) for r in build_requests(spec, QUESTIONS, TABLES, 42)}
+    assert ("t1--header_name", "pot") in plain
