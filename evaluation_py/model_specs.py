@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from .backends import base
 from .backends.params import check_params
+from .choice.spec import ChoiceSpec, parse_choice_items
 from .prompts import TABLE_FORMATS
 
 # Backends that answer without a model id of their own.
@@ -14,11 +15,13 @@ MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes"})
+COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
 DEFAULT_EVAL_MODELS = [
-    {"name": "oracle", "backend": "oracle", "sample": 3000},
+    {"name": "oracle", "backend": "oracle", "sample": 3000,
+     "choice_items": {"sample": 100}},  # checks the choice chain: 100 items per subset, both orders
     {"name": "header_match", "backend": "header_match", "sample": 3000},
 ]
 
@@ -36,6 +39,7 @@ class ModelSpec:
     backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
     identity: dict = field(default_factory=dict)  # answer-changing entry fields, for the cache key
     modes: tuple[str, ...] = ("direct",)  # inference modes (evaluation_py.inference_modes)
+    choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -112,8 +116,10 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             check_params(params)
             cls.check_entry(config)
             identity = cls.answer_identity(config)
+            choice_items = parse_choice_items(entry.get("choice_items"), cls.capabilities, backend_name)
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, system_role, params, config, identity, tuple(modes)))
+                               sample, system_role, params, config, identity, tuple(modes),
+                               choice_items=choice_items))
     return specs
