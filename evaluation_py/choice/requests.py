@@ -105,11 +105,16 @@ def _check_items(items: pd.DataFrame) -> None:
 
 
 def select_items(spec: ModelSpec, items: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The model's items: its subsets, then per subset a seeded sample stable across runs and models."""
+    """The model's items: its subsets, then per subset a seeded sample stable across runs and models.
+
+    The order is drawn on the item id without its subset (the source question; a probe's table and
+    variant), so the subsets of one sample share their questions and tables: the robustness gap pairs
+    b_tis and m_tis items of the same question.
+    """
     cs = spec.choice_items
     chosen = items[items["subset"].isin(cs.subsets)]
     if cs.sample is not None:
-        order = chosen["item_id"].map(lambda i: stable_int(seed, "choice-sample", i))
+        order = chosen["item_id"].map(lambda i: stable_int(seed, "choice-sample", str(i).split("--", 1)[-1]))
         chosen = (chosen.assign(_order=order).sort_values(["subset", "_order"]).groupby("subset", sort=False)
                   .head(cs.sample).drop(columns="_order"))
     return chosen.sort_values("item_id")

@@ -21,6 +21,11 @@ def model(dbt, session):
             "verbosity": dbt.ref("analysis_answer_verbosity").df(),
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
+            # choice items (issue 13)
+            "choice_accuracy": dbt.ref("analysis_choice_accuracy").df(),
+            "choice_gap": dbt.ref("analysis_choice_robustness_gap").df(),
+            "choice_probe_positions": dbt.ref("analysis_choice_probe_positions").df(),
+            "choice_regression": dbt.ref("analysis_choice_property_regression").df(),
         },
         build_info={
             FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],
