@@ -45,12 +45,11 @@ def item_answers(preds: pd.DataFrame) -> pd.DataFrame:
             columns={letter_col: "letter", right_col: "right"})
         if sub.empty:
             continue
-        ab = sub[sub["option_order"] == "ab"].set_index(["model_name", "item_id"])
-        ba = sub[sub["option_order"] == "ba"].set_index(["model_name", "item_id"])
-        both = ab.join(ba[["letter", "right"]], how="inner", lsuffix="_ab", rsuffix="_ba")
+        ab = sub[sub["option_order"] == "ab"].drop(columns="option_order")
+        ba = sub.loc[sub["option_order"] == "ba", ["model_name", "item_id", "letter", "right"]]
+        both = ab.merge(ba, on=["model_name", "item_id"], how="inner", suffixes=("_ab", "_ba"))
         if both.empty:
             continue
-        both = both.reset_index().drop(columns="option_order")
         both["right_ab"] = both["right_ab"].fillna(False).astype(bool)
         both["right_ba"] = both["right_ba"].fillna(False).astype(bool)
         both["right_both"] = both["right_ab"] & both["right_ba"]
