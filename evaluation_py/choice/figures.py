@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.plots import _new_figure, _placeholder, _save
-from .analysis import PROBE_SUBSETS
 from .spec import SUBSETS
 
 FRAME_KEYS = ("choice_accuracy", "choice_gap", "choice_probe_positions", "choice_regression")
