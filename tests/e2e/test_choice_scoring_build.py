@@ -98,3 +98,41 @@ def test_real_model_first_token_probabilities_in_both_orders(ci_db, tmp_path):
     again = choice_predictions(spec, items, tables, 42, store, progress=False)
     assert len(re.findall(r"^# llama_cpp\.server pid=", log.read_text(), re.M)) == starts == 1
     assert again[["cache_key", "response", "p_a", "p_b"]].equals(out[["cache_key", "response", "p_a", "p_b"]])
+
+
+def test_a_model_under_test_through_the_marts_and_the_report(ci_build, tmp_path):
+    """A replayed model that always answers A, built into the choice marts of a copy of the CI build:
+    position bias in full, half its answers right, a regression fit, the heatmap drawn from its probes."""
+    import duckdb
+
+    from conftest import CI_VARS, clone, query, run_dbt
+
+    project = clone(ci_build, tmp_path / "p")
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        ids = [r[0] for r in con.execute("select item_id from benchmark_choice_items").fetchall()]
+    finally:
+        con.close()
+    answers = tmp_path / "always_a.jsonl"
+    answers.write_text("".join(json.dumps({"qap_id": f"{i}--{o}", "response": "A"}) + "\n"
+                               for i in ids for o in ("ab", "ba")))
+    eval_models = [{"name": "oracle", "backend": "oracle", "sample": 3000, "choice_items": {"sample": 100}},
+                   {"name": "header_match", "backend": "header_match", "sample": 3000},
+                   {"name": "always_a", "backend": "replay", "path": str(answers), "sample": 1,
+                    "choice_items": {"sample": 30}}]
+    vars_ = CI_VARS.rstrip("}") + ", eval_models: " + json.dumps(eval_models) + "}"
+    run_dbt(project, "build", "--select", "eval_choice_predictions+", "--exclude", "test_type:singular",
+            "--vars", vars_)
+    rows = query(project, """select count(*), avg(text_correct::int), avg((text_letter = 'A')::int),
+                                    count(distinct subset) from eval_choice_predictions where model_name = 'always_a'""")
+    assert rows == [(2 * 30 * 9, 0.5, 1.0, 9)]
+    acc = query(project, """select min(share_answer_a), max(accuracy_both), min(accuracy_mean), max(accuracy_mean),
+                                   bool_or(above_chance)
+                            from analysis_choice_accuracy where model_name = 'always_a'""")
+    assert acc == [(1.0, 0.0, 0.5, 0.5, False)]
+    fits = query(project, """select distinct item_group, model_name from analysis_choice_property_regression
+                             order by all""")
+    assert fits == [("probes", "always_a"), ("question_items", "always_a")]  # the oracle is in no fit
+    (path,), = query(project, "select path from analysis_report where path like '%choice_probe_positions.png'")
+    from evaluation_py.analysis.plots import png_size
+    assert png_size(path)[0] > 400
