@@ -18,7 +18,9 @@ from generator_py.rng import stable_int
 
 from ..backends.base import PredictionRequest, backend_class, make_cache_key
 from ..backends.params import resolve_params
+from ..extraction import filter_names, register_filter
 from ..inference_modes import InferenceMode, register_mode
+from .letters import letter_from_text
 from ..model_specs import ModelSpec
 from .prompt import CHOICE_PROMPT_VERSION, ORDERS, ShownItem, build_choice_messages, options_in_order
 
@@ -35,6 +37,13 @@ def _refuse(*_args, **_kwargs):
                      "`choice_items`, not through `modes`")
 
 
+def _choice_letter(response: str) -> str:
+    """The extraction filter of the `choice` mode: the letter read from the text ("" for an abstention)."""
+    return letter_from_text(response) or ""
+
+
+if "choice_letter" not in filter_names():  # a module imported twice (tests) registers it once
+    register_filter("choice_letter", _choice_letter)
 CHOICE_MODE = register_mode(InferenceMode(name=CHOICE_MODE_NAME, prompt_version=CHOICE_PROMPT_VERSION,
                                           build_messages=_refuse, extraction="choice_letter", kind="choose"))
 

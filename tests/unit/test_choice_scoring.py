@@ -319,5 +319,15 @@ def test_choice_figures_and_tables(tmp_path):
     assert len(choice_figures(empty, tmp_path / "empty")) == 2  # placeholders, not errors
 
 
+def test_the_choice_mode_reads_letters_and_is_not_asked_through_modes():
+    from evaluation_py.extraction import extract
+    from evaluation_py.inference_modes import get_mode
+
+    assert get_mode("choice").kind == "choose"
+    assert extract(["B.", "A and B", None], "choice") == ["B", "", None]
+    with pytest.raises(ValueError, match="entry key `choice_items`, not through `modes`"):
+        get_mode("choice").build_messages("a,b", "csv", "q", system_role=True)
+
+
 def test_every_subset_is_known_to_the_spec():
     assert set(SUBSETS) == {"b_tis", "su_tis", "m_tis", *analysis.PROBE_SUBSETS}
