@@ -331,3 +331,27 @@ def test_the_choice_mode_reads_letters_and_is_not_asked_through_modes():
 
 def test_every_subset_is_known_to_the_spec():
     assert set(SUBSETS) == {"b_tis", "su_tis", "m_tis", *analysis.PROBE_SUBSETS}
+
+
+def test_vllm_first_step_logprobs_read_as_letters():
+    """vLLM's first generation step (token id -> Logprob with decoded_token), as its backend stores it."""
+    from dataclasses import dataclass
+
+    from evaluation_py.backends.vllm_backend import _first_token_logprobs
+
+    @dataclass
+    class Logprob:  # the fields of vllm.sequence.Logprob the backend reads
+        logprob: float
+        decoded_token: str
+
+    @dataclass
+    class Completion:  # the fields of vllm.outputs.CompletionOutput the backend reads
+        token_ids: list
+        logprobs: list
+
+    step = {7: Logprob(math.log(0.2), "A"), 3: Logprob(math.log(0.5), " B"), 9: Logprob(math.log(0.1), "a")}
+    stored = _first_token_logprobs(Completion(token_ids=[3, 1], logprobs=[step, {}]))
+    first = json.loads(stored)
+    assert first["token"] == " B" and [t["token"] for t in first["top_logprobs"]] == [" B", "A", "a"]
+    probs = letter_probs(stored)
+    assert (probs.p_a, probs.p_b, probs.choice) == (pytest.approx(0.3), pytest.approx(0.5), "B")
