@@ -6,5 +6,6 @@
 - `letters`: the two scorings, the letter read from the text and the first token's A-vs-B probabilities;
 - `predictions`: per item x model x order, both scorings (eval_choice_predictions);
 - `analysis`: accuracy summaries, the robustness gap, probe positions, the property regression;
-- `figures`: the report's choice figures and tables.
+- `figures`: the report's choice figures and tables;
+- `dbt_inputs`: what the dbt model (models/choice/eval_choice_predictions.py) reads.
 """

@@ -92,8 +92,7 @@ def choice_predictions(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.D
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=CHOICE_PREDICTION_COLUMNS)
-    for c in ("answered",):
-        out[c] = out[c].astype(bool)
+    out["answered"] = out["answered"].astype(bool)
     for c in ("text_correct", "logprob_correct"):
         out[c] = out[c].astype("boolean")
     for c in ("p_a", "p_b", "p_right", "latency_s"):
