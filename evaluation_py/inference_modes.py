@@ -10,9 +10,14 @@ lists the modes it runs (`modes: [direct, ...]`, default `[direct]`). A mode sup
 - `max_turns` and, when above 1, `next_message(transcript)`: the next user message given the
   conversation so far (ending with the model's last reply), or None to end the episode there.
   A multi-turn mode needs a backend with the `multi_turn` capability; `needs` adds others (`images`).
+- `runs_code`: its code runs in the sandbox (an entry picks it with `sandbox:`); a multi-turn mode
+  that runs code gets `next_message(transcript, run_blocks)`, `run_blocks(blocks)` giving the results of
+  code blocks run in order in one fresh sandbox session (evaluation_py.modes.execution);
+- `answer_source`: `response` (the extraction filter reads the response) or `execution` (the answer is
+  what its program computed: pot; evaluation_py.modes.outcomes).
 
-Only `direct` (the zero-shot prompt of `prompts.py`, one turn) is registered here; other modes are
-one module that calls `register_mode`.
+`direct` (the zero-shot prompt of `prompts.py`, one turn) is registered here; `tcot`, `pot` and
+`icot` are one module each in evaluation_py.modes, imported at the end of this module.
 """
 from __future__ import annotations
 
@@ -36,6 +41,8 @@ class InferenceMode:
     max_turns: int = 1
     next_message: Optional[NextMessage] = None
     needs: frozenset[str] = field(default_factory=frozenset)
+    runs_code: bool = False
+    answer_source: str = "response"
 
     @property
     def multi_turn(self) -> bool:
@@ -46,6 +53,7 @@ class InferenceMode:
         return frozenset(self.needs) | ({"multi_turn"} if self.multi_turn else set())
 
 
+ANSWER_SOURCES = ("response", "execution")
 _MODES: dict[str, InferenceMode] = {}
 
 
@@ -66,6 +74,10 @@ def register_mode(mode: InferenceMode) -> InferenceMode:
         raise ValueError(f"{where}: max_turns {mode.max_turns!r} must be a positive integer")
     if mode.multi_turn and not callable(mode.next_message):
         raise ValueError(f"{where}: max_turns {mode.max_turns} needs next_message (how a turn follows the last)")
+    if mode.answer_source not in ANSWER_SOURCES:
+        raise ValueError(f"{where}: answer_source {mode.answer_source!r} must be one of {', '.join(ANSWER_SOURCES)}")
+    if mode.answer_source == "execution" and not mode.runs_code:
+        raise ValueError(f"{where}: answer_source 'execution' needs runs_code (a program to run)")
     unknown = set(mode.needs) - CAPABILITIES
     if unknown:
         raise ValueError(f"{where}: unknown capabilities {sorted(unknown)}; known: {', '.join(sorted(CAPABILITIES))}")
@@ -86,3 +98,5 @@ def get_mode(name: str) -> InferenceMode:
 DIRECT = register_mode(InferenceMode(
     name="direct", prompt_version=PROMPT_VERSION, build_messages=build_messages, extraction="direct",
 ))
+
+from . import modes  # noqa: E402,F401  (registers tcot, pot, icot; they import this module)

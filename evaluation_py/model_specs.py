@@ -8,13 +8,17 @@ from typing import Any, Optional
 from .backends import base
 from .backends.params import check_params
 from .choice.spec import ChoiceSpec, parse_choice_items
+from .image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from .prompts import TABLE_FORMATS
+
+# The formats an entry may ask for: the text renderings, and the table's PNG (for backends with `images`).
+ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 
 # Backends that answer without a model id of their own.
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes"})
+                         "modes", "sandbox", "max_turns"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
@@ -39,6 +43,8 @@ class ModelSpec:
     backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
     identity: dict = field(default_factory=dict)  # answer-changing entry fields, for the cache key
     modes: tuple[str, ...] = ("direct",)  # inference modes (evaluation_py.inference_modes)
+    sandbox: str = "bubblewrap"  # where pot / icot code runs: bubblewrap, or the weaker rlimits (opt-in)
+    max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
     choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
 
 
@@ -46,6 +52,19 @@ def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str
     close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(sorted(known))}"
     return f"unknown key {key!r} for backend {backend_name!r}; {hint}"
+
+
+def check_image_entry(where: str, name: str, model: str, backend_name: str, capabilities: frozenset[str],
+                      modes: list[str]) -> None:
+    """`formats: [image]` needs a backend that sends images and modes that have an image prompt."""
+    if "images" not in capabilities:
+        raise ValueError(f"{where}: formats [image]: model {name!r} ({model!r}, backend {backend_name!r}) cannot be "
+                         f"shown images (backend {backend_name!r} lacks capability 'images'); nothing was sent. "
+                         f"Use a text format ({', '.join(TABLE_FORMATS)}) or a vision model behind openai or vllm")
+    no_prompt = [m for m in modes if m not in IMAGE_MODES]
+    if no_prompt:
+        raise ValueError(f"{where}: formats [image]: inference mode(s) {', '.join(map(repr, no_prompt))} have no "
+                         f"image prompt; image prompts exist for {', '.join(IMAGE_MODES)}")
 
 
 def parse_eval_models(raw: Any) -> list[ModelSpec]:
@@ -80,9 +99,9 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
         formats = entry.get("formats", ["html"])
         formats = [formats] if isinstance(formats, str) else formats
-        bad = [f for f in formats if f not in TABLE_FORMATS]
+        bad = [f for f in formats if f not in ENTRY_FORMATS]
         if not formats or bad:
-            raise ValueError(f"{where}: formats {formats!r} must be among {', '.join(TABLE_FORMATS)}")
+            raise ValueError(f"{where}: formats {formats!r} must be among {', '.join(ENTRY_FORMATS)}")
         sources = entry.get("sources")
         sources = [sources] if isinstance(sources, str) else sources
         if sources is not None and (not sources or any(s not in ("synthetic", "real") for s in sources)):
@@ -102,6 +121,9 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             if lacking:
                 raise ValueError(f"{where}: key `modes`: inference mode {mode_name!r} needs capability "
                                  f"{', '.join(map(repr, lacking))}, which backend {backend_name!r} lacks")
+        if IMAGE_FORMAT in formats:
+            check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
+        sandbox, max_turns = _mode_options(entry, modes, where)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
@@ -120,6 +142,21 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, system_role, params, config, identity, tuple(modes),
+                               sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
                                choice_items=choice_items))
     return specs
+
+
+def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int]]:
+    """`sandbox:` and `max_turns:`, checked against the entry's modes."""
+    from .inference_modes import get_mode
+    from .modes.execution import check_sandbox
+
+    sandbox = check_sandbox(entry.get("sandbox"), where)
+    max_turns = entry.get("max_turns")
+    if max_turns is not None:
+        if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
+            raise ValueError(f"{where}: key `max_turns` {max_turns!r} must be a positive integer")
+        if not any(get_mode(m).multi_turn for m in modes):
+            raise ValueError(f"{where}: key `max_turns` applies to multi-turn modes (icot), and `modes` has none")
+    return sandbox, max_turns

@@ -13,6 +13,7 @@ from .backends import base
 from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
 from .episodes import run_episodes
+from .image_prompts import IMAGE_FORMAT
 from .inference_modes import get_mode
 from .model_specs import ModelSpec
 from .requests import REQUEST_COLUMNS, build_requests
@@ -60,6 +61,7 @@ def prompts_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
 
 def check_capabilities(requests: Iterable[PredictionRequest]) -> None:
     """Fail, before anything is sent, on a request whose inference mode needs what its backend lacks."""
+    requests = list(requests)
     seen = set()
     for r in requests:
         if (r.model_name, r.inference_mode) in seen:
@@ -69,6 +71,16 @@ def check_capabilities(requests: Iterable[PredictionRequest]) -> None:
         if lacking:
             raise ValueError(f"eval_models entry {r.model_name!r}: inference mode {r.inference_mode!r} needs capability "
                              f"{', '.join(map(repr, lacking))}, which backend {r.backend!r} lacks; nothing was sent")
+    check_image_capability(requests)
+
+
+def check_image_capability(requests: Iterable[PredictionRequest]) -> None:
+    """Fail, before anything is sent, on an image request to a backend that cannot be shown images."""
+    for r in requests:
+        if r.table_format == IMAGE_FORMAT and "images" not in base.backend_class(r.backend).capabilities:
+            raise ValueError(f"eval_models entry {r.model_name!r}: model {r.model!r} (backend {r.backend!r}) cannot be "
+                             f"shown images (capability 'images'), but question {r.question_id!r} is asked on the "
+                             "table's image; nothing was sent")
 
 
 def _is_episode(inference_mode: str) -> bool:
@@ -92,17 +104,46 @@ def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys
     """
     todo = [r for r in requests if r.cache_key not in skip_keys]
     check_capabilities(todo)
+    check_sandboxes(specs, todo)
+    spec_of = {s.name: s for s in specs}
+    runner = None
     with PredictionStore(store_path) as store:
-        for spec in specs:
-            mine = open_requests(store, [r for r in todo if r.model_name == spec.name])
-            if not mine:
-                continue  # everything cached: the backend (a server, a GPU engine) is never started
-            backend = base.get_backend(spec.backend, spec.backend_config, benchmark)
-            try:
-                run_episodes(mine, backend, store, progress=progress)
-            finally:
-                backend.close()
+        try:
+            for spec in specs:
+                mine = open_requests(store, [r for r in todo if r.model_name == spec.name])
+                if not mine:
+                    continue  # everything cached: the backend (a server, a GPU engine) is never started
+                if runner is None and any(get_mode(r.inference_mode).runs_code for r in mine):
+                    runner = _code_runner(store_path, benchmark)
+                backend = base.get_backend(spec.backend, spec.backend_config, benchmark)
+                try:
+                    run_episodes(mine, backend, store, progress=progress, specs=spec_of, code_runner=runner)
+                finally:
+                    backend.close()
+        finally:
+            if runner is not None:
+                runner.close()
         return final_answers(store, requests_table(todo)) if todo else _prediction_frame(None)
+
+
+def check_sandboxes(specs: list[ModelSpec], requests: Iterable[PredictionRequest]) -> None:
+    """Refuse, before anything is sent, an entry whose modes run code in a sandbox that cannot run here
+    (bubblewrap missing: the message says how to install it, or to opt into `sandbox: rlimits`)."""
+    from .modes.execution import require_sandbox
+
+    coding = {(r.model_name, r.inference_mode) for r in requests if get_mode(r.inference_mode).runs_code}
+    for spec in specs:
+        modes = sorted(m for name, m in coding if name == spec.name)
+        if modes:
+            require_sandbox(spec.sandbox, f"eval_models entry {spec.name!r} (modes {', '.join(modes)}; nothing was sent)")
+
+
+def _code_runner(store_path, benchmark: Optional[BenchmarkLookup]):
+    from .modes.execution import CodeRunner
+
+    if benchmark is None:
+        raise ValueError("inference modes that run code need the benchmark's tables (predict(..., benchmark=...))")
+    return CodeRunner(store_path, benchmark.table_texts)
 
 
 def predict_pending(requests: pd.DataFrame, skip_keys: set[str], store_path: str | Path,
@@ -184,10 +225,13 @@ def turns_table(requests: pd.DataFrame, store_path: str | Path) -> pd.DataFrame:
                "user_message", "response"]
     requests = requests.drop_duplicates("cache_key")
     multi = requests.loc[requests["inference_mode"].map(_is_episode).astype(bool), "cache_key"].tolist()
+    empty = pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "string") for c in columns})
     if not multi:
-        return pd.DataFrame({c: pd.Series(dtype="int64" if c == "turn" else "string") for c in columns})
+        return empty
     with PredictionStore(store_path) as store:
         episodes = store.episodes(multi)
+    if not episodes:
+        return empty  # typed: an untyped empty column would be NULL-typed in DuckDB
     rows = []
     for episode_key, e in sorted(episodes.items()):
         transcript, keys = e["transcript"], e["turn_keys"]

@@ -110,6 +110,10 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
                                 "tables have, most frequent first.",
         "question_property": "Questions having each question property (and the tables they are on).",
     }
+    # The inference modes (evaluation_py.analysis.mode_plots): scores by mode and family, code run outcomes.
+    from .mode_plots import mode_figures
+
+    figs.extend(mode_figures(frames, fig_dir, mode))
     comp = frames["composition"]
     for facet in pd.unique(comp["facet"]):
         figs.append((plots.plot_composition(comp, fig_dir, facet),
@@ -148,6 +152,12 @@ def _readable_composition(comp: pd.DataFrame) -> pd.DataFrame:
     return comp.assign(key=keys)
 
 
+def _text_vs_image(by_table_format: pd.DataFrame) -> pd.DataFrame:
+    from .modality import text_vs_image
+
+    return text_vs_image(by_table_format)
+
+
 def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
     """The tables of the report, each with a caption; property names readable."""
     overall = frames["overall"]
@@ -163,6 +173,10 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         "scores by table format": (wide(frames["by_table_format"]), "Per model and table format (the paper's "
                                    "Table V); METRIC_minus_html: the metric's difference to the model's HTML "
                                    "result. " + counts),
+        "text versus image": (_text_vs_image(frames["by_table_format"]), "Per model shown the table both as "
+                              "text and as its PNG (the paper's RQ10): image_minus_text > 0 where the picture "
+                              "does better; empty unless a model was evaluated with formats [image] and a text "
+                              "format."),
         "scores by source and dataset": (wide(frames["by_source_dataset"]), "Each model on its primary table "
                                          "format. " + counts),
         "answer verbosity": (wide(frames["verbosity"]), "Mean distinct values given and expected per model; "
@@ -170,10 +184,16 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         "scores by template": (wide(frames["by_template"]), "Synthetic questions per SQL template. " + counts),
         "scores by question property": (wide(_readable(frames["by_question_property"])), counts),
         "scores by aggregation type": (wide(frames["by_aggregation_type"]), counts),
+        **_mode_tables(frames),
         "benchmark composition": (_readable_composition(frames["composition"]),
                                   "Counts of tables and questions per facet; a property combination lists the "
                                   "main properties its tables have."),
     }
+    if "judge_agreement" in frames:  # the LLM judge against cc (evaluation_py.analysis.judge_agreement)
+        shown["judge agreement"] = (frames["judge_agreement"].drop(columns=["build_fingerprint"], errors="ignore"),
+                                    "The LLM judge's correct / incorrect against strict complete containment (cc) "
+                                    "per evaluated model and inference mode: confusion counts over the predictions "
+                                    "with a verdict, and Cohen's kappa. Empty without var judge_model.")
     regression = frames["regression"]
     cols = ["model_name", "metric", "model_type", "property", "coef", "std_err_clustered", "p_value_adjusted",
             "ci_low", "ci_high", "significant", "n", "n_left_out", "n_tables", "note"]
@@ -189,6 +209,21 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
             "Properties a fit could not estimate, and why.")
     from evaluation_py.choice.figures import choice_tables  # choice items (issue 13)
     shown.update(choice_tables(frames))
+    return shown
+
+
+def _mode_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
+    """The inference-mode tables, where the frames hold them (evaluation_py.analysis.mode_comparison)."""
+    shown = {}
+    if "mode_gains" in frames:
+        gains = frames["mode_gains"]
+        shown["gain of pot and icot over direct and tcot"] = (
+            gains[gains["scoring_mode"] == "strict"] if len(gains) else gains,
+            "Per model, question family and metric (strict scores): the code mode's mean minus the text mode's.")
+    if "execution_errors" in frames:
+        shown["code runs by outcome"] = (frames["execution_errors"], "pot and icot code blocks by how they ended.")
+    if "episode_turns" in frames:
+        shown["turns used per episode"] = (frames["episode_turns"], "icot episodes by the turns they used.")
     return shown
 
 

@@ -25,6 +25,13 @@ class BenchmarkLookup:
         self._html: dict[str, str] = {}
         if tables is not None and "html" in tables:
             self._html = dict(zip(tables["table_id"].tolist(), tables["html"].tolist()))
+        # The text renderings a pot / icot program gets (evaluation_py.modes.execution).
+        self._texts: dict[str, dict[str, str]] = {}
+        if tables is not None:
+            for name in ("html", "markdown", "csv"):
+                if name in tables:
+                    for table_id, text in zip(tables["table_id"].tolist(), tables[name].tolist()):
+                        self._texts.setdefault(table_id, {})[name] = text
 
     def _question_row(self, question_id: str, into: dict, what: str):
         if question_id not in into:
@@ -40,6 +47,12 @@ class BenchmarkLookup:
     def table_html(self, table_id: str) -> str:
         """The table's HTML, "" for a table the benchmark does not have (a question without its table)."""
         return self._html.get(table_id, "")
+
+    def table_texts(self, table_id: str) -> dict[str, str]:
+        """The table's text renderings by format (html, markdown, csv); KeyError for an unknown table."""
+        if table_id not in self._texts:
+            raise KeyError(f"benchmark lookup: table {table_id!r} has no renderings (not in benchmark_tables)")
+        return self._texts[table_id]
 
     def fields(self, question_id: str, table_id: str, names: Iterable[str]) -> dict:
         """The named fields of one request, as a backend reads them (for its cache key)."""

@@ -7,6 +7,16 @@ gets a Prediction with `response=None`, `error_kind="missing"`; a line whose `re
 `error_kind="null_response"`. A missing file, a line that is not a JSON object, a line without an id
 or `response`, or one id given two different responses raises ValueError naming the file and the line.
 The cache key holds the file's content hash (`answer_identity`), so another file is another answer.
+
+Transcripts of every inference mode (outputs of other harnesses, scored here): a line with
+`inference_mode` answers only requests of that mode (a line without one answers every mode's first
+turn, as above) and gives its replies as `response` (one turn), `turns` (the model's replies in
+order, one per turn) or `transcript` (chat messages; the assistant ones are the replies), or, for
+pot, `program` (the program text, sent on as a ```python block). Turn t of an episode is answered
+with reply t; the follow-ups between them are this harness's own (icot: its sandbox's output), so
+the episode is re-run here, not copied. An episode that goes on past the file's replies gets
+`error_kind="missing"` for that turn. An unknown mode, or `turns` that are not a list of text,
+raises ValueError naming the file and the line.
 """
 from __future__ import annotations
 
@@ -35,6 +45,7 @@ class ResponsesFile:
     question: dict[str, str] = field(default_factory=dict)
     line_of: dict[str, int] = field(default_factory=dict)
     repeated_lines: int = 0  # lines repeating an earlier line's id and response
+    turns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (id, inference mode) -> replies
 
 
 def read_responses(path: str | Path) -> ResponsesFile:
@@ -48,6 +59,9 @@ def read_responses(path: str | Path) -> ResponsesFile:
             qid = obj.get("qap_id", obj.get("id"))
             if qid is None or str(qid) == "":
                 raise ValueError(f"replay backend: {where}: no 'qap_id' or 'id'")
+            if obj.get("inference_mode") is not None:
+                _read_mode_line(out, obj, str(qid), lineno, where)
+                continue
             if "response" not in obj:
                 raise ValueError(f"replay backend: {where}: no 'response'")
             resp = _text(obj["response"])
@@ -66,6 +80,42 @@ def read_responses(path: str | Path) -> ResponsesFile:
     except JsonlError as e:
         raise ValueError(f"replay backend: {e}") from None
     return out
+
+
+def _read_mode_line(out: ResponsesFile, obj: dict, qid: str, lineno: int, where: str) -> None:
+    """A line of one inference mode: its replies, turn by turn (see the module docstring)."""
+    from ..inference_modes import get_mode, mode_names
+
+    mode = str(obj["inference_mode"])
+    if mode not in mode_names():
+        raise ValueError(f"replay backend: {where}: unknown inference_mode {mode!r}; known: {', '.join(mode_names())}")
+    if "turns" in obj:
+        replies = obj["turns"]
+        if not isinstance(replies, list) or not replies or not all(isinstance(t, str) for t in replies):
+            raise ValueError(f"replay backend: {where}: 'turns' must be a non-empty list of reply texts")
+    elif "transcript" in obj:
+        messages = obj["transcript"]
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            raise ValueError(f"replay backend: {where}: 'transcript' must be a list of chat messages")
+        replies = [_text(m.get("content")) or "" for m in messages if m.get("role") == "assistant"]
+        if not replies:
+            raise ValueError(f"replay backend: {where}: 'transcript' has no assistant message")
+    elif "program" in obj:
+        if not get_mode(mode).runs_code:
+            raise ValueError(f"replay backend: {where}: 'program' is for modes that run code, not {mode!r}")
+        replies = ["```python\n" + str(obj["program"]).strip("\n") + "\n```"]
+    elif "response" in obj:
+        replies = [_text(obj["response"]) or ""]
+    else:
+        raise ValueError(f"replay backend: {where}: a line of inference_mode {mode!r} needs 'turns', "
+                         "'transcript', 'program' or 'response'")
+    if (qid, mode) in out.turns and out.turns[(qid, mode)] != replies:
+        raise ValueError(f"replay backend: {where}: id {qid!r} mode {mode!r} has other replies on an earlier line")
+    out.turns[(qid, mode)] = replies
+    out.line_of.setdefault(qid, lineno)
+    for key, into in (("gt", out.gt), ("question", out.question)):
+        if obj.get(key) is not None:
+            into.setdefault(qid, _text(obj[key]))
 
 
 def _text(value: Any) -> Optional[str]:
@@ -100,7 +150,7 @@ def check_against_benchmark(responses: ResponsesFile, questions: Any, model_name
     """
     gt_of = dict(zip(questions["question_id"].astype(str), questions["answer_gt"]))
     text_of = dict(zip(questions["question_id"].astype(str), questions["question"]))
-    unknown = [q for q in responses.responses if q not in gt_of]
+    unknown = [q for q in dict.fromkeys([*responses.responses, *(q for q, _ in responses.turns)]) if q not in gt_of]
     mismatches = []
     for field_name, given, expected in (("gt", responses.gt, gt_of), ("question", responses.question, text_of)):
         for qid, value in given.items():
@@ -126,6 +176,7 @@ class ReplayBackend(Backend):
     entry_keys = frozenset({"path"})
     answer_keys = frozenset()  # the file's content, not its path, decides the answers
     benchmark_fields = ("question_id",)  # answers are looked up by id, not by prompt
+    capabilities = frozenset({"multi_turn"})  # a transcript's replies, turn by turn
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:
@@ -144,11 +195,18 @@ class ReplayBackend(Backend):
         if not config.get("path"):
             raise ValueError("replay backend: config key 'path' is required")
         self.path = Path(config["path"])
-        self.responses = load_responses(self.path)
+        read = read_responses(self.path)
+        self.responses, self.turns = read.responses, read.turns
+
+    def _reply(self, r: PredictionRequest):
+        replies = self.turns.get((r.question_id, r.inference_mode))
+        if replies is not None:
+            return replies[r.turn] if r.turn < len(replies) else _UNSET
+        return self.responses.get(r.question_id, _UNSET) if r.turn == 0 else _UNSET
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for r in requests:
-            resp = self.responses.get(r.question_id, _UNSET)
+            resp = self._reply(r)
             if resp is _UNSET:
                 kind = "missing"
                 resp = None

@@ -21,6 +21,11 @@ def model(dbt, session):
             "verbosity": dbt.ref("analysis_answer_verbosity").df(),
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
+            "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
+            "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
+            "mode_gains": dbt.ref("analysis_mode_gains").df(),
+            "execution_errors": dbt.ref("analysis_execution_errors").df(),
+            "episode_turns": dbt.ref("analysis_episode_turns").df(),
             # choice items (issue 13)
             "choice_accuracy": dbt.ref("analysis_choice_accuracy").df(),
             "choice_gap": dbt.ref("analysis_choice_robustness_gap").df(),

@@ -8,5 +8,6 @@ from generator_py.build_config import stamp
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    requests = dbt.ref("eval_requests").project("cache_key, inference_mode").df()
+    # The episodes eval_predictions has answers for: read after it, so the store holds this build's turns.
+    requests = dbt.ref("eval_predictions").project("cache_key, inference_mode").df()
     return stamp(turns_table(requests, store_path(dbt.config.get("eval_cache_dir"))), dbt.ref("stg_build_config"))

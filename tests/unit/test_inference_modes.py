@@ -116,8 +116,8 @@ def test_incomplete_modes_are_refused():
 def test_entry_modes_default_unknown_and_capability_errors_name_entry_and_key():
     (spec,) = parse_eval_models([{"name": "o", "backend": "oracle"}])
     assert spec.modes == ("direct",)
-    with pytest.raises(ValueError, match=r"entry 1 .*key `modes`: unknown inference mode 'tcot'; known modes: .*direct"):
-        parse_eval_models([{"name": "o", "backend": "oracle", "modes": ["direct", "tcot"]}])
+    with pytest.raises(ValueError, match=r"entry 1 .*key `modes`: unknown inference mode 'zcot'; known modes: .*direct"):
+        parse_eval_models([{"name": "o", "backend": "oracle", "modes": ["direct", "zcot"]}])
     with pytest.raises(ValueError, match=r"entry 1 .*key `modes`: inference mode 'toy_followup' needs capability "
                                          r"'multi_turn', which backend 'oracle' lacks"):
         parse_eval_models([{"name": "o", "backend": "oracle", "modes": ["toy_followup"]}])

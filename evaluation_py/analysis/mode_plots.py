@@ -1,0 +1,69 @@
+"""The inference-mode figures of the report (mode_comparison's marts)."""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from evaluation_py.sandbox.result import ERROR_KINDS
+
+from . import plots
+
+MODE_ORDER = ("direct", "tcot", "pot", "icot")
+
+
+def plot_mode_family_heatmap(by_mode_family: pd.DataFrame, out_dir, metric: str = "f1",
+                             scoring_mode: str = "strict") -> str:
+    """One row per model x inference mode, one column per question family."""
+    df = by_mode_family[by_mode_family["scoring_mode"] == scoring_mode] if len(by_mode_family) else by_mode_family
+    rank = {m: i for i, m in enumerate(MODE_ORDER)}
+    df = df.assign(model_name=[f"{m} / {i}" for m, i in zip(df["model_name"], df["inference_mode"])]) \
+        .drop(columns=["inference_mode", "scoring_mode"])
+    order = sorted(pd.unique(df["model_name"]).tolist(),
+                   key=lambda s: (s.rsplit(" / ", 1)[0], rank.get(s.rsplit(" / ", 1)[-1], 99)))
+    return plots.heatmap(df, "family", metric, out_dir, f"modes_by_family_{metric}.png",
+                         f"Mean {metric.upper()} by model / inference mode and question family ({scoring_mode})",
+                         "question family", model_order=order, scoring_mode=None)
+
+
+def plot_execution_outcomes(errors: pd.DataFrame, out_dir) -> str:
+    """Stacked shares of code runs by outcome (ok or error kind), one bar per model x mode x sandbox."""
+    filename, title = "execution_outcomes.png", "How pot / icot code runs ended"
+    if errors.empty:
+        fig = plots._new_figure(7, 4)
+        plots._placeholder(fig, title, "no code ran (no pot or icot predictions)")
+        return plots._save(fig, out_dir, filename)
+    bars = errors.assign(bar=[f"{m} / {i} ({s})" for m, i, s in
+                              zip(errors["model_name"], errors["inference_mode"], errors["sandbox"])])
+    shares = bars.pivot_table(index="bar", columns="outcome", values="share_of_runs", aggfunc="sum").fillna(0.0)
+    outcomes = [o for o in ("ok", *ERROR_KINDS) if o in shares.columns]
+    fig = plots._new_figure(8, 1.5 + 0.45 * len(shares), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    left = np.zeros(len(shares))
+    for outcome in outcomes:
+        ax.barh(range(len(shares)), shares[outcome].to_numpy(), left=left, label=outcome)
+        left += shares[outcome].to_numpy()
+    ax.set_yticks(range(len(shares)))
+    ax.set_yticklabels(shares.index.tolist(), fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of code blocks run")
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="lower right")
+    return plots._save(fig, out_dir, filename)
+
+
+def mode_figures(frames: Mapping[str, pd.DataFrame], fig_dir, scoring_mode: str = "strict") -> list[tuple[str, str]]:
+    """The report's mode figures, when the frames hold the mode marts (older callers pass none)."""
+    figs = []
+    if "by_mode_family" in frames:
+        figs.append((plot_mode_family_heatmap(frames["by_mode_family"], fig_dir, "f1", scoring_mode),
+                     f"Mean F1 of each model in each inference mode (direct, tcot, pot, icot) on each question "
+                     f"family ({scoring_mode} scoring, each model on its primary table format; pot is scored on "
+                     f"its program's executed answer, a failed run 0). The gains of pot and icot over direct "
+                     f"and tcot per family are in the table analysis_mode_gains."))
+    if "execution_errors" in frames:
+        figs.append((plot_execution_outcomes(frames["execution_errors"], fig_dir),
+                     "Shares of the pot and icot code blocks run that ended ok or with each error kind, per "
+                     "model, mode and sandbox (analysis_execution_errors)."))
+    return figs

@@ -1,0 +1,9 @@
+"""The reasoning inference modes (TReB §3): `tcot`, `pot`, `icot`, one module each; importing this
+package registers them (evaluation_py.inference_modes imports it after registering `direct`).
+
+`pot` and `icot` run model-written code in the sandbox (evaluation_py.sandbox); what a run gave is
+cached beside the answers (`execution`) and shown per prediction (`outcomes`).
+"""
+from . import icot, pot, tcot  # noqa: F401  (each registers its mode)
+
+__all__ = ["icot", "pot", "tcot"]

@@ -1,0 +1,37 @@
+"""`pot`: program of thought. The model writes one Python program; the program runs in the sandbox
+with only the table's renderings and `df` (wording.PROGRAM_INPUTS), and its answer (the variable
+`answer` if set, else what it printed) is the prediction's answer. A failed run is a prediction
+without an answer, with the sandbox's error kind: scored 0 in strict mode.
+
+The run happens after the response is cached, when eval_predictions is built (outcomes); its result
+is cached too (execution), so a rebuild neither asks nor runs again.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from ..inference_modes import InferenceMode, register_mode
+from ..prompts import PromptTemplate, build_messages
+from .wording import PROGRAM_INPUTS, TABLE_FORMAT_NAMES
+
+PROMPT = PromptTemplate(
+    version="hctqa-pot-v1",
+    system=(
+        "You answer a question about a table by writing one Python program that computes the answer.\n"
+        + PROGRAM_INPUTS + "\n"
+        "Read the values from `df` (or the text renderings), compute the answer, and set the variable "
+        "`answer` to it as text: only the answer values, separated by ' || ' when there are several; Yes or "
+        "No for a yes/no question; 'no answer' if the table cannot answer it. (Without `answer`, what the "
+        "program prints is the answer.)\n"
+        "Reply with the program only, in one ```python code block."
+    ),
+    table_header="Table ({format_name}):",
+    format_names=TABLE_FORMAT_NAMES,
+    question_block="Question: {question}",
+    fold_separator="\n\n",
+)
+
+POT = register_mode(InferenceMode(
+    name="pot", prompt_version=PROMPT.version, build_messages=partial(build_messages, template=PROMPT),
+    extraction="final_answer", runs_code=True, answer_source="execution",
+))

@@ -1,0 +1,11 @@
+"""Turns used per multi-turn episode (icot): see evaluation_py.analysis.mode_comparison."""
+from evaluation_py.analysis.mode_comparison import episode_turns
+from evaluation_py.inference_modes import get_mode, mode_names
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    predictions = dbt.ref("eval_predictions").project("model_name, inference_mode, turn, response").df()
+    multi = [m for m in mode_names() if get_mode(m).multi_turn]
+    return stamp(episode_turns(predictions, multi), dbt.ref("stg_build_config"))

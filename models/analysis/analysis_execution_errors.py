@@ -1,0 +1,8 @@
+"""How pot / icot code runs ended, by kind: see evaluation_py.analysis.mode_comparison."""
+from evaluation_py.analysis.mode_comparison import execution_errors
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return stamp(execution_errors(dbt.ref("eval_executions").df()), dbt.ref("stg_build_config"))

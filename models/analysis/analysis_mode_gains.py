@@ -1,0 +1,9 @@
+"""Gain of pot and icot over direct and tcot per family: see evaluation_py.analysis.mode_comparison."""
+from evaluation_py.analysis.mode_comparison import mode_gains
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    by_family = dbt.ref("analysis_scores_by_mode_family").df().drop(columns=["build_fingerprint"])
+    return stamp(mode_gains(by_family), dbt.ref("stg_build_config"))

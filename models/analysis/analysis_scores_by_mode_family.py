@@ -1,0 +1,9 @@
+"""Scores by model x inference mode x question family: see evaluation_py.analysis.mode_comparison."""
+from evaluation_py.analysis.mode_comparison import scores_by_mode_family
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    questions = dbt.ref("benchmark_questions").project("question_id, family").df()
+    return stamp(scores_by_mode_family(dbt.ref("eval_scores").df(), questions), dbt.ref("stg_build_config"))
