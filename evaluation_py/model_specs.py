@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 from .backends import base
 from .backends.params import check_params
+from .choice.spec import ChoiceSpec, parse_choice_items
 from .image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from .prompts import TABLE_FORMATS
 
@@ -18,11 +19,13 @@ MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns"})
+COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
 DEFAULT_EVAL_MODELS = [
-    {"name": "oracle", "backend": "oracle", "sample": 3000},
+    {"name": "oracle", "backend": "oracle", "sample": 3000,
+     "choice_items": {"sample": 100}},  # checks the choice chain: 100 items per subset, both orders
     {"name": "header_match", "backend": "header_match", "sample": 3000},
 ]
 
@@ -42,6 +45,7 @@ class ModelSpec:
     modes: tuple[str, ...] = ("direct",)  # inference modes (evaluation_py.inference_modes)
     sandbox: str = "bubblewrap"  # where pot / icot code runs: bubblewrap, or the weaker rlimits (opt-in)
     max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
+    choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -134,10 +138,12 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             check_params(params)
             cls.check_entry(config)
             identity = cls.answer_identity(config)
+            choice_items = parse_choice_items(entry.get("choice_items"), cls.capabilities, backend_name)
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns))
+                               sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
+                               choice_items=choice_items))
     return specs
 
 

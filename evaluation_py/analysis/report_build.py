@@ -118,6 +118,9 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
     for facet in pd.unique(comp["facet"]):
         figs.append((plots.plot_composition(comp, fig_dir, facet),
                      captions.get(facet, f"Benchmark composition: {facet.replace('_', ' ')}.")))
+    # Choice items (issue 13): present when the frames hold the analysis_choice_* tables.
+    from evaluation_py.choice.figures import choice_figures
+    figs += choice_figures(frames, fig_dir)
     return figs
 
 
@@ -204,6 +207,8 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         shown[f"regression on {kind} properties (not estimated)"] = (
             _readable(rest[["model_name", "metric", "model_type", "property", "dropped_reason"]]),
             "Properties a fit could not estimate, and why.")
+    from evaluation_py.choice.figures import choice_tables  # choice items (issue 13)
+    shown.update(choice_tables(frames))
     return shown
 
 

@@ -4,7 +4,8 @@ It answers `POST /v1/chat/completions` (also `/chat/completions`) deterministica
 request is `responses[last user message]` when that mapping has it, else `"ECHO: " + last user message`.
 Image content parts (`image_url` with a base64 data URL) are decoded and kept in `images` (a malformed
 one is answered 400). It returns `usage` (whitespace token counts) and, when asked (`logprobs: true`, `top_logprobs: k`),
-per-token logprobs. `GET /v1/models` and `GET /health` answer too.
+per-token logprobs; `first_token_top={key: [(token, logprob), ...]}` scripts the first token's top
+alternatives (best first, the first is the token chosen) for a key, as a real model's would be. `GET /v1/models` and `GET /health` answer too.
 
 Requests are identified by their last user message (the "key"). The server counts requests, requests in
 flight (and the most observed at once), attempts per key, and keeps an event log.
@@ -114,6 +115,7 @@ class FakeOpenAIServer:
         retry_after_ms: Optional[int] = None,
         slow_s: float = 2.0,
         model: str = "fake-model",
+        first_token_top: Optional[dict[str, list[tuple[str, float]]]] = None,
     ):
         self.host = host
         self.port = port
@@ -127,6 +129,7 @@ class FakeOpenAIServer:
         self.retry_after_ms = retry_after_ms
         self.slow_s = slow_s
         self.model = model
+        self.first_token_top = {k: [(str(t), float(lp)) for t, lp in v] for k, v in (first_token_top or {}).items()}
         self._lock = threading.Lock()
         self._httpd: Optional[_Server] = None
         self._thread: Optional[threading.Thread] = None
@@ -224,6 +227,10 @@ class FakeOpenAIServer:
                 top = [{"token": tok, "logprob": lp, "bytes": list(tok.encode())}]
                 top += [{"token": f"{tok}~{j}", "logprob": lp - j, "bytes": None} for j in range(1, k)]
                 content.append({"token": tok, "logprob": lp, "bytes": list(tok.encode()), "top_logprobs": top[:k]})
+            scripted = self.first_token_top.get(key)
+            if scripted and content:
+                top = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in scripted]
+                content[0] = {**top[0], "top_logprobs": top[:k]}
             choice["logprobs"] = {"content": content}
         return {
             "id": "chatcmpl-" + hashlib.sha1(key.encode()).hexdigest()[:16],

@@ -1,0 +1,28 @@
+"""What the choice dbt models read (no dbt imports): the items' and tables' columns the requests use."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from generator_py.dbt_inputs import parse_config, seed_var
+
+from ..model_specs import parse_eval_models
+from .predictions import ITEM_CARRIED, choice_predictions
+from .requests import ITEM_COLUMNS
+
+ITEM_INPUT_COLUMNS = tuple(dict.fromkeys([*ITEM_COLUMNS, *ITEM_CARRIED]))
+
+
+def _columns(relation, columns) -> pd.DataFrame:
+    if isinstance(relation, pd.DataFrame):
+        return relation[list(columns)]
+    return relation.project(", ".join(f'"{c}"' for c in columns)).df()
+
+
+def choice_predictions_from_relations(items, tables, eval_models_raw, seed_raw, store: Path) -> pd.DataFrame:
+    specs = parse_eval_models(parse_config(eval_models_raw))
+    if not any(s.choice_items is not None for s in specs):  # nothing to ask: read no table
+        return choice_predictions([], pd.DataFrame(columns=list(ITEM_INPUT_COLUMNS)), None, 0, store)
+    return choice_predictions(specs, _columns(items, ITEM_INPUT_COLUMNS), _columns(tables, ("table_id", "csv")),
+                              seed_var(seed_raw), store)

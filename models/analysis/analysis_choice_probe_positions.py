@@ -1,0 +1,8 @@
+"""Structure-probe accuracy by target row and column, per model, scoring, probe and content variant."""
+from evaluation_py.choice.analysis import probe_positions
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return stamp(probe_positions(dbt.ref("eval_choice_predictions").df()), dbt.ref("stg_build_config"))

@@ -1,0 +1,9 @@
+"""Effect of each table property on whether a choice item is right in both orders, per model under test."""
+from evaluation_py.choice.analysis import property_regressions
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    out = property_regressions(dbt.ref("eval_choice_predictions").df(), dbt.ref("benchmark_tables").df())
+    return stamp(out, dbt.ref("stg_build_config"))

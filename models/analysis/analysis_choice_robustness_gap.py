@@ -1,0 +1,8 @@
+"""The robustness gap b_tis - m_tis per model and scoring: the cost of a pseudo-relevant second table."""
+from evaluation_py.choice.analysis import robustness_gap
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return stamp(robustness_gap(dbt.ref("eval_choice_predictions").df()), dbt.ref("stg_build_config"))

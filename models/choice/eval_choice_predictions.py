@@ -1,0 +1,17 @@
+"""The two-option items (benchmark_choice_items) asked of every eval_models entry with `choice_items`,
+in both option orders: one row per model x item x order, scored from the text and, where the backend
+has them, from the first token's log-probabilities.
+
+In its own folder, not models/evaluation: a build of `--select models/evaluation` on a benchmark
+without benchmark_choice_items (the free-text evaluation alone) does not need the items."""
+from evaluation_py.choice.dbt_inputs import choice_predictions_from_relations
+from evaluation_py.dbt_inputs import store_path
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    out = choice_predictions_from_relations(dbt.ref("benchmark_choice_items"), dbt.ref("benchmark_tables"),
+                                            dbt.config.get("eval_models"), dbt.config.get("seed"),
+                                            store_path(dbt.config.get("eval_cache_dir")))
+    return stamp(out, dbt.ref("stg_build_config"))
