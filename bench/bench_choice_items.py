@@ -4,7 +4,7 @@ Reads the model's inputs from a database a `dbt build` made (not timed), then ti
 generator_py.choice_items.build_choice_items --runs times: wall and CPU seconds, the item count,
 and the two halves (question items, probes) of the last run. Writes bench/results/choice_items.md.
 
-    .venv/bin/dbt build --select +benchmark_questions +benchmark_tables     # the default scale, once
+    .venv/bin/dbt build --select +benchmark_questions +int_table_grid     # the default scale, once
     .venv/bin/python bench/bench_choice_items.py --database hctqa.duckdb --runs 3
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ import duckdb  # noqa: E402
 
 from bench.common import dump, median, report  # noqa: E402
 from generator_py.choice_items import items as choice  # noqa: E402
+from generator_py.choice_items.choice_table import text_grids  # noqa: E402
 
 LIMIT_S = 15.0
 
@@ -38,7 +39,8 @@ def load_inputs(database: str) -> dict:
                                        "from intermediate.int_relational_rows").df(),
             "cells": con.sql("select table_id, grid_row, grid_col, role, value, row_group, col_group "
                              "from intermediate.int_hct_cells where role in ('data', 'aggregate')").df(),
-            "benchmark_tables": con.sql("select table_id, csv from main.benchmark_tables").df(),
+            "grid": con.sql("select table_id, grid_row, grid_col, rowspan, colspan, text "
+                            "from intermediate.int_table_grid").df(),
         }
     finally:
         con.close()
@@ -67,17 +69,17 @@ def main() -> None:
         n = len(frame)
     # the parts, once, in one process, CPU seconds
     t = time.process_time()
-    csv_by_table = dict(zip(inputs["benchmark_tables"]["table_id"], inputs["benchmark_tables"]["csv"]))
-    tables = choice.choice_tables(inputs["instances"], inputs["relational_rows"], inputs["cells"], csv_by_table)
+    grids = text_grids(inputs["grid"])
+    tables = choice.choice_tables(inputs["instances"], inputs["relational_rows"], inputs["cells"], grids)
     t_tables = time.process_time() - t
     t = time.process_time()
     choice.question_items(inputs["questions"], tables, args.seed)
     t_questions = time.process_time() - t
     t = time.process_time()
-    choice.probe_items({k: v.grid for k, v in tables.items()}, args.seed)
+    choice.probe_items(grids, args.seed)
     t_probes = time.process_time() - t
     counts = frame.groupby("subset").size().to_dict()
-    rows = [{"tables": len(inputs["benchmark_tables"]), "questions": len(inputs["questions"]), "items": n,
+    rows = [{"tables": inputs["grid"]["table_id"].nunique(), "questions": len(inputs["questions"]), "items": n,
              "wall_s (runs)": ", ".join(f"{x:.2f}" for x in walls), "median wall_s": median(walls),
              "median cpu_s (all processes)": median(cpus), "target_s": LIMIT_S, "met": median(walls) <= LIMIT_S,
              "tables_cpu_s": round(t_tables, 2), "question_items_cpu_s": round(t_questions, 2), "probes_cpu_s": round(t_probes, 2)}]
