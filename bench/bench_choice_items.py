@@ -19,10 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import duckdb  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from bench.common import dump, median, report  # noqa: E402
 from generator_py.choice_items import items as choice  # noqa: E402
 from generator_py.choice_items.choice_table import text_grids  # noqa: E402
+from generator_py.choice_items.statements import StatementWriter  # noqa: E402
 
 LIMIT_S = 15.0
 
@@ -41,6 +43,8 @@ def load_inputs(database: str) -> dict:
                              "from intermediate.int_hct_cells where role in ('data', 'aggregate')").df(),
             "grid": con.sql("select table_id, grid_row, grid_col, rowspan, colspan, text "
                             "from intermediate.int_table_grid").df(),
+            "statements": pd.read_csv(ROOT / "seeds" / "choice_statements.csv", dtype=str, keep_default_na=False),
+            "attributes": con.sql("select * from staging.stg_domain_attributes").df(),
         }
     finally:
         con.close()
@@ -73,7 +77,8 @@ def main() -> None:
     tables = choice.choice_tables(inputs["instances"], inputs["relational_rows"], inputs["cells"], grids)
     t_tables = time.process_time() - t
     t = time.process_time()
-    choice.question_items(inputs["questions"], tables, args.seed)
+    choice.question_items(inputs["questions"], tables, args.seed,
+                          StatementWriter(inputs["statements"], inputs["attributes"]))
     t_questions = time.process_time() - t
     t = time.process_time()
     choice.probe_items(grids, args.seed)

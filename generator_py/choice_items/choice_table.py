@@ -45,6 +45,8 @@ class ChoiceTable:
     cells: dict = field(default_factory=dict)  # (row, col) -> ValueCell
     grid: list = field(default_factory=list)  # CSV rendering: list of rows of cell texts
     data_by_answer: dict = field(default_factory=dict)  # canonical value text -> data ValueCell
+    domain: str = ""  # the domain and table template: which statement subject (choice_statements) is its
+    template_name: str = ""
 
     def __post_init__(self) -> None:
         self.data_by_answer = {c.answer_text: c for c in self.cells.values() if c.role == "data"}

@@ -20,6 +20,7 @@ from .option_text import answer_option
 from .positions import position_question
 from .probes import PROBES, GridView, make_probe, render
 from .pseudo_table import pseudo_relevant_table
+from .statements import STATEMENT_TEMPLATES, StatementWriter
 from .strategies import STRATEGIES, STRATEGY_FUNCTIONS, Distractor, Question
 
 QUESTION_SUBSETS = ("b_tis", "su_tis", "m_tis")
@@ -32,7 +33,8 @@ SPEC_STRATEGIES = frozenset({"sibling_condition", "wrong_function"})
 COLUMNS = ("item_id", "subset", "table_id", "other_table_id", "other_table_position", "source_question_id",
            "template_id", "question", "option_a", "option_b", "correct_option", "distractor_strategy",
            "distractor_provenance", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row",
-           "wrong_col", "position_axis", "content_variant", "table_csv")
+           "wrong_col", "position_axis", "content_variant", "table_csv", "option_form")
+OPTION_FORMS = ("answer", "statement")
 
 
 def _list(v) -> tuple:
@@ -75,7 +77,7 @@ def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells:
             table_id=table_id, template_key=f"{domain}--{template_name}--v{int(variant_id):04d}",
             row_attributes=row_attrs, col_attributes=col_attrs,
             rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[table_id]),
-            cells=cells_by_table[table_id], grid=grids[table_id])
+            cells=cells_by_table[table_id], grid=grids[table_id], domain=domain, template_name=template_name)
     return out
 
 
@@ -119,11 +121,12 @@ def _options(item_id: str, right: str, wrong: str, seed: int) -> tuple:
 
 
 _INDEX = {c: i for i, c in enumerate(COLUMNS)}
+_EMPTY_ROW = tuple("answer" if c == "option_form" else None for c in COLUMNS)
 
 
 def _row(**values) -> tuple:
     """One item as a tuple in COLUMNS order (a quarter of a million of them: no dicts)."""
-    out = [None] * len(COLUMNS)
+    out = list(_EMPTY_ROW)
     for k, v in values.items():
         out[_INDEX[k]] = v
     return tuple(out)
@@ -133,7 +136,8 @@ def as_dicts(rows: Iterable[tuple]) -> list[dict]:
     return [dict(zip(COLUMNS, r)) for r in rows]
 
 
-def _question_rows(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int) -> list[tuple]:
+def _question_rows(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int,
+                   statements: Optional[StatementWriter] = None) -> list[tuple]:
     by_template: dict = defaultdict(list)
     for t in sorted(tables.values(), key=lambda t: t.table_id):
         by_template[t.template_key].append(t)  # in table_id order: what pseudo_relevant_table sorts by
@@ -150,6 +154,12 @@ def _question_rows(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed
         item_id = f"b_tis--{q.question_id}"
         out.append(_row(item_id=item_id, subset="b_tis", question=r.question,
                         **_option_fields(item_id, q.correct, d.option, seed), **common))
+        if statements is not None and q.template_id in STATEMENT_TEMPLATES:
+            said = statements.sentences(table.domain, table.template_name, q.spec, (q.correct, d.option))
+            if said is not None:
+                item_id = f"b_tis--{q.question_id}--statement"
+                out.append(_row(item_id=item_id, subset="b_tis", question=r.question,
+                                **_option_fields(item_id, said[0], said[1], seed), **dict(common, option_form="statement")))
         pq = position_question(q, table)
         if pq is not None:
             item_id = f"su_tis--{q.question_id}"
@@ -170,9 +180,11 @@ def _option_fields(item_id: str, right: str, wrong: str, seed: int) -> dict:
     return {"option_a": a, "option_b": b, "correct_option": correct}
 
 
-def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int) -> list[dict]:
-    """b_tis, su_tis and m_tis items of the questions, as dicts by column."""
-    return as_dicts(_question_rows(questions, tables, seed))
+def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int,
+                   statements: Optional[StatementWriter] = None) -> list[dict]:
+    """b_tis, su_tis and m_tis items of the questions, as dicts by column; with `statements`, the lookups'
+    b_tis items once more with both options as sentences (option_form `statement`)."""
+    return as_dicts(_question_rows(questions, tables, seed, statements))
 
 
 def _probe_rows(grids: dict[str, list], seed: int) -> list[tuple]:
@@ -227,7 +239,10 @@ def _items_of(table_ids: set, inputs: dict, seed: int) -> list[tuple]:
 
     grids = text_grids(only(inputs["grid"]))
     tables = choice_tables(only(inputs["instances"]), only(inputs["relational_rows"]), only(inputs["cells"]), grids)
-    return _question_rows(only(inputs["questions"]), tables, seed) + _probe_rows(grids, seed)
+    writer = None
+    if inputs.get("statements") is not None:
+        writer = StatementWriter(inputs["statements"], inputs["attributes"])
+    return _question_rows(only(inputs["questions"]), tables, seed, writer) + _probe_rows(grids, seed)
 
 
 _SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
@@ -254,14 +269,20 @@ def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
 
 def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
                        cells: pd.DataFrame, grid: pd.DataFrame, seed: int,
-                       workers: Optional[int] = None) -> pd.DataFrame:
+                       workers: Optional[int] = None, statements: Optional[pd.DataFrame] = None,
+                       attributes: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table.
 
     `grid`: the anchored cells of every table (intermediate.int_table_grid: table_id, grid_row, grid_col,
     rowspan, colspan, text), synthetic and real; probe positions are its positions, which are those of
     benchmark_tables.csv (the CSV renderer writes each anchor's text at its anchor, spanned positions empty).
+    `statements` (seed choice_statements) with `attributes` (stg_domain_attributes): the lookups' b_tis items
+    also in statement form; without them, answers only.
     The content does not depend on the number of workers (forked processes, by individual template)."""
-    inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells, grid=grid)
+    if statements is not None and attributes is None:
+        raise ValueError("build_choice_items: statements need the domain attributes (stg_domain_attributes)")
+    inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells, grid=grid,
+                  statements=statements, attributes=attributes)
     table_ids = sorted(set(_pylist(grid["table_id"])))
     workers = workers or min(2, os.cpu_count() or 1)
     if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
