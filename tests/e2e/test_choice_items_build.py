@@ -18,11 +18,13 @@ def test_every_subset_strategy_and_variant_is_built(ci_db):
 
 
 def test_counts_relation_agrees_with_the_items(ci_db):
-    counted = ci_db.sql("select subset, distractor_strategy, content_variant, n_items "
+    counted = ci_db.sql("select subset, distractor_strategy, content_variant, option_form, n_items "
                         "from benchmark_choice_item_counts order by all").fetchall()
-    direct = ci_db.sql("select subset, distractor_strategy, content_variant, count(*) from benchmark_choice_items "
-                       "group by all order by all").fetchall()
+    direct = ci_db.sql("select subset, distractor_strategy, content_variant, option_form, count(*) "
+                       "from benchmark_choice_items group by all order by all").fetchall()
     assert counted == direct
+    forms = {r[0] for r in counted if r[3] == "statement"}
+    assert forms == {"b_tis"}  # the statement form: the lookups' b_tis items
 
 
 def test_correct_options_are_balanced_and_m_tis_places_both_ways(ci_db):
