@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from operator import itemgetter
 from typing import Iterable, Optional
 
+import numpy as np
 import pandas as pd
 
 from ..questions.spec import Rows, evaluate_filtered
@@ -38,7 +39,10 @@ OPTION_FORMS = ("answer", "statement")
 
 
 def _list(v) -> tuple:
-    return tuple() if v is None else tuple(v)
+    """A list cell (a numpy array from DuckDB's .df()) as a tuple; through .tolist(), five times faster."""
+    if v is None:
+        return ()
+    return tuple(v.tolist()) if isinstance(v, np.ndarray) else tuple(v)
 
 
 def _pylist(series: pd.Series) -> list:
@@ -65,7 +69,7 @@ def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells:
             cells, "table_id", "grid_row", "grid_col", "role", "value", "row_group", "col_group"):
         if role in ("data", "aggregate") and value is not None and value == value:
             row, col, value = int(row), int(col), float(value)
-            cells_by_table[table_id][(row, col)] = ValueCell(row, col, role, value, tuple(row_group), tuple(col_group),
+            cells_by_table[table_id][(row, col)] = ValueCell(row, col, role, value, _list(row_group), _list(col_group),
                                                              canonical_text(value))
     out = {}
     for table_id, domain, template_name, variant_id, row_attributes, col_attributes in sorted(_columns(
@@ -248,8 +252,9 @@ def _items_of(table_ids: set, inputs: dict, seed: int) -> list[tuple]:
 _SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
 
 
-def _work(table_ids: list) -> list[tuple]:
-    return _items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"])
+def _work(table_ids: list) -> pd.DataFrame:
+    # a frame, not tuples: the workers convert their own texts to Arrow, and a frame pickles as buffers
+    return items_frame(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
 
 
 def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
@@ -293,4 +298,5 @@ def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relatio
             parts = list(pool.map(_work, _chunks(instances, table_ids, workers * 3)))
     finally:
         _SHARED.clear()
-    return items_frame(r for part in parts for r in part)
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values("item_id", kind="stable").reset_index(drop=True)

@@ -19,7 +19,7 @@ question_items as (
     select i.item_id, i.correct_text, q.answer_gt as expected
     from items as i
     left join questions as q on q.question_id = i.source_question_id
-    where i.subset in ('b_tis', 'su_tis', 'm_tis')
+    where i.subset in ('b_tis', 'su_tis', 'm_tis') and i.option_form = 'answer'  -- statements: their own test
 ),
 
 probe_items as (

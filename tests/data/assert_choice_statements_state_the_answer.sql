@@ -31,7 +31,7 @@ questions as (
 
 gt_values as (
     select question_id, template_id,
-        list_transform(string_split(answer_gt, ' || '), v -> trim(v, '{}')) as answer_values
+        list_transform(string_split(answer_gt, ' || '), lambda v: trim(v, '{}')) as answer_values
     from questions
 ),
 
@@ -44,7 +44,7 @@ checked as (
             when s.right_subject = '' or s.right_subject != s.wrong_subject then 'the options do not share one subject'
             when s.right_values != g.answer_values then 'the right statement does not state the answer'
             when a.wrong_text is null then 'no answer-form item of the same question'
-            when s.wrong_values != list_transform(string_split(a.wrong_text, ' || '), v -> trim(v, '{}'))
+            when s.wrong_values != list_transform(string_split(a.wrong_text, ' || '), lambda v: trim(v, '{}'))
                 then 'the wrong statement does not state the answer-form distractor'
         end as problem
     from statements as s
