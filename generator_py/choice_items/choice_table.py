@@ -78,11 +78,12 @@ class ChoiceTable:
     def data_cells_of_rows(self, rel_rows: list[tuple]) -> list[ValueCell]:
         """The data cells that show these relational rows (attribute values -> row and column paths)."""
         n_row = len(self.row_attributes)
+        by_path = self._by_path()
         out = []
         for r in rel_rows:
-            row_group = tuple(v for v in r[:n_row] if v is not None)
-            col_group = tuple(v for v in r[n_row:-1] if v is not None)
-            cell = self._by_path().get((row_group, col_group))
+            row_group = tuple([v for v in r[:n_row] if v is not None])
+            col_group = tuple([v for v in r[n_row:-1] if v is not None])
+            cell = by_path.get((row_group, col_group))
             if cell is not None:
                 out.append(cell)
         return out
