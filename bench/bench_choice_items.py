@@ -10,6 +10,7 @@ and the two halves (question items, probes) of the last run. Writes bench/result
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import time
@@ -65,6 +66,7 @@ def main() -> None:
     args = ap.parse_args()
     inputs = load_inputs(args.database)
     walls, cpus, n = [], [], 0
+    load_start = os.getloadavg()[0]  # the machine is shared: the wall time means little without the load
     for _ in range(args.runs):
         w, c = time.perf_counter(), time.process_time() + _children_cpu()
         frame = choice.build_choice_items(**inputs, seed=args.seed)
@@ -87,6 +89,7 @@ def main() -> None:
     rows = [{"tables": inputs["grid"]["table_id"].nunique(), "questions": len(inputs["questions"]), "items": n,
              "wall_s (runs)": ", ".join(f"{x:.2f}" for x in walls), "median wall_s": median(walls),
              "median cpu_s (all processes)": median(cpus), "target_s": LIMIT_S, "met": median(walls) <= LIMIT_S,
+             "load (1 min, start-end)": f"{load_start:.1f}-{os.getloadavg()[0]:.1f}",
              "tables_cpu_s": round(t_tables, 2), "question_items_cpu_s": round(t_questions, 2), "probes_cpu_s": round(t_probes, 2)}]
     text = report("All choice items and probes (benchmark_choice_items)", rows)
     text += "\nItems per subset: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + "\n"

@@ -65,12 +65,13 @@ def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells:
     for table_id, row_labels, col_labels, value in _columns(ordered, "table_id", "row_labels", "col_labels", "value"):
         rows_by_table[table_id].append(_list(row_labels) + _list(col_labels) + (float(value),))
     cells_by_table: dict = defaultdict(dict)
+    new = tuple.__new__  # ValueCell's fields in order, without the named tuple's argument binding (half a million)
     for table_id, row, col, role, value, row_group, col_group in _columns(
             cells, "table_id", "grid_row", "grid_col", "role", "value", "row_group", "col_group"):
         if role in ("data", "aggregate") and value is not None and value == value:
             row, col, value = int(row), int(col), float(value)
-            cells_by_table[table_id][(row, col)] = ValueCell(row, col, role, value, _list(row_group), _list(col_group),
-                                                             canonical_text(value))
+            cells_by_table[table_id][(row, col)] = new(ValueCell, (row, col, role, value, _list(row_group),
+                                                                   _list(col_group), canonical_text(value)))
     out = {}
     for table_id, domain, template_name, variant_id, row_attributes, col_attributes in sorted(_columns(
             instances, "table_id", "domain", "template_name", "variant_id", "row_attributes", "col_attributes")):
