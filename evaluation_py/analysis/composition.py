@@ -84,3 +84,33 @@ def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_com
     out["n_tables"] = out["n_tables"].astype("int64")
     out["n_questions"] = out["n_questions"].astype("int64")
     return out
+
+
+# ------------------------------------------------------------------ choice items (issue 13)
+
+CHOICE_FACETS = ("choice_subset", "choice_strategy")
+
+
+def choice_item_composition(items: pd.DataFrame) -> pd.DataFrame:
+    """Counts of benchmark_choice_items in the composition's columns: facet 'choice_subset' (key: the
+    subset) and 'choice_strategy' (key: `subset: distractor_strategy`), n_tables the distinct tables the
+    items are about, n_questions the items (an item is a question asked with two options). Rows in
+    subset order (benchmark_choice_items' SUBSETS), then strategy by name."""
+    missing = [c for c in ("table_id", "subset", "distractor_strategy") if c not in items.columns]
+    if missing:
+        raise ValueError(f"choice items lack columns {', '.join(missing)}")
+    from generator_py.choice_items import SUBSETS
+
+    unknown = sorted(set(items["subset"]) - set(SUBSETS))
+    if unknown:
+        raise ValueError(f"choice items: unknown subset(s) {', '.join(map(str, unknown))}")
+    order = {s: i for i, s in enumerate(SUBSETS)}
+    rows: list[dict] = []
+    for facet, keys in (("choice_subset", ["subset"]), ("choice_strategy", ["subset", "distractor_strategy"])):
+        g = items.groupby(keys).agg(n_tables=("table_id", "nunique"), n_questions=("table_id", "size")).reset_index()
+        g = g.assign(_order=g["subset"].map(order)).sort_values(["_order"] + keys)
+        for r in g.to_dict("records"):
+            key = r["subset"] if facet == "choice_subset" else f"{r['subset']}: {r['distractor_strategy']}"
+            rows.append({"facet": facet, "key": key, "n_tables": int(r["n_tables"]), "n_questions": int(r["n_questions"])})
+    out = pd.DataFrame(rows, columns=COMPOSITION_COLUMNS)
+    return out.astype({"n_tables": "int64", "n_questions": "int64"})

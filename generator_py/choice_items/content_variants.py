@@ -10,6 +10,7 @@ import csv
 import io
 import random
 import string
+from math import floor
 
 from .option_text import option_value_key
 
@@ -18,6 +19,8 @@ CONTENT_VARIANTS = ("original", "letters", "numbers")
 
 def _random_strings(variant: str, rng: random.Random, n: int) -> list[str]:
     """n random strings of 1-8 characters, drawn in bulk (one draw per character is too slow here)."""
+    if n == 1:
+        return [_random_string(variant, rng)]
     lengths = rng.choices(range(1, 9), k=n)
     if variant == "letters":
         chars = "".join(rng.choices(string.ascii_lowercase, k=sum(lengths)))
@@ -35,6 +38,20 @@ def _random_strings(variant: str, rng: random.Random, n: int) -> list[str]:
     return out
 
 
+def _random_string(variant: str, rng: random.Random) -> str:
+    """_random_strings(variant, rng, 1)[0] with the same draws (random.choices picks population[floor(random() * len)]),
+    without its set-up: a redraw after a repeat is one string."""
+    draw = rng.random
+    k = 1 + floor(draw() * 8.0)
+    if variant == "letters":
+        return "".join([_LOWER[floor(draw() * 26.0)] for _ in range(k)])
+    first = _FIRST_DIGITS[floor(draw() * 9.0)]
+    return first + "".join([_DIGITS[floor(draw() * 10.0)] for _ in range(k - 1)])
+
+
+_LOWER, _FIRST_DIGITS, _DIGITS = string.ascii_lowercase, "123456789", string.digits
+
+
 def replacement_map(grid, variant: str, rng: random.Random) -> dict[str, str]:
     """Distinct non-empty texts (in sorted order, for determinism) -> their random strings."""
     texts = sorted({t.strip() for line in grid for t in line if t.strip()})
@@ -47,9 +64,9 @@ def replacement_map(grid, variant: str, rng: random.Random) -> dict[str, str]:
         if key in by_key:
             mapping[t] = mapping[by_key[key]]
             continue
-        s = pool.pop() if pool else _random_strings(variant, rng, 1)[0]
+        s = pool.pop() if pool else _random_string(variant, rng)
         while s in used:  # a repeat: draw again
-            s = pool.pop() if pool else _random_strings(variant, rng, 1)[0]
+            s = pool.pop() if pool else _random_string(variant, rng)
         used.add(s)
         by_key[key] = t
         mapping[t] = s
@@ -62,7 +79,8 @@ def variant_grid(grid, variant: str, rng: random.Random) -> list[list[str]]:
     if variant not in CONTENT_VARIANTS:
         raise ValueError(f"unknown content variant {variant!r} (one of {', '.join(CONTENT_VARIANTS)})")
     mapping = replacement_map(grid, variant, rng)
-    return [[mapping[t.strip()] if t.strip() else "" for t in line] for line in grid]
+    mapping[""] = ""  # empty cells stay empty
+    return [[mapping[t.strip()] for t in line] for line in grid]
 
 
 def grid_csv(grid) -> str:

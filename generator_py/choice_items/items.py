@@ -1,23 +1,27 @@
 """Assemble benchmark_choice_items: one row per two-option item, from questions and table grids."""
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from operator import itemgetter
 from typing import Iterable, Optional
 
+import numpy as np
 import pandas as pd
 
-from ..questions.spec import Rows, evaluate_spec
-from ..rng import rng_for, stable_int
-from .choice_table import ChoiceTable, ValueCell, canonical_text, parse_csv_grid
+from ..questions.spec import Rows, evaluate_filtered
+from ..rng import rng_for
+from .choice_table import ChoiceTable, ValueCell, canonical_text, text_grids
 from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
 from .option_text import answer_option
 from .positions import position_question
 from .probes import PROBES, GridView, make_probe, render
 from .pseudo_table import pseudo_relevant_table
+from .statements import STATEMENT_TEMPLATES, StatementWriter
 from .strategies import STRATEGIES, STRATEGY_FUNCTIONS, Distractor, Question
 
 QUESTION_SUBSETS = ("b_tis", "su_tis", "m_tis")
@@ -30,43 +34,55 @@ SPEC_STRATEGIES = frozenset({"sibling_condition", "wrong_function"})
 COLUMNS = ("item_id", "subset", "table_id", "other_table_id", "other_table_position", "source_question_id",
            "template_id", "question", "option_a", "option_b", "correct_option", "distractor_strategy",
            "distractor_provenance", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row",
-           "wrong_col", "position_axis", "content_variant", "table_csv")
+           "wrong_col", "position_axis", "content_variant", "table_csv", "option_form")
+OPTION_FORMS = ("answer", "statement")
 
 
 def _list(v) -> tuple:
-    return tuple() if v is None else tuple(v)
+    """A list cell (a numpy array from DuckDB's .df()) as a tuple; through .tolist(), five times faster."""
+    if v is None:
+        return ()
+    return tuple(v.tolist()) if isinstance(v, np.ndarray) else tuple(v)
+
+
+def _pylist(series: pd.Series) -> list:
+    """A column as a Python list; text columns through numpy (iterating an Arrow string column is slow)."""
+    if pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_object_dtype(series.dtype):
+        return series.to_numpy(dtype=object).tolist()
+    return series.tolist()
 
 
 def _columns(frame: pd.DataFrame, *names: str) -> list:
     """Columns as Python lists, zipped (row-wise access to list-typed columns is slow in pandas)."""
-    return list(zip(*(frame[n].tolist() for n in names)))
+    return list(zip(*(_pylist(frame[n]) for n in names)))
 
 
 def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells: pd.DataFrame,
-                  csv_by_table: dict) -> dict[str, ChoiceTable]:
-    """Every synthetic table as a ChoiceTable (relational rows, value cells, CSV grid)."""
+                  grids: dict) -> dict[str, ChoiceTable]:
+    """Every synthetic table as a ChoiceTable (relational rows, value cells, its grid of cell texts)."""
     rows_by_table: dict = defaultdict(list)
     ordered = relational_rows.sort_values(["table_id", "rel_row"])
     for table_id, row_labels, col_labels, value in _columns(ordered, "table_id", "row_labels", "col_labels", "value"):
         rows_by_table[table_id].append(_list(row_labels) + _list(col_labels) + (float(value),))
     cells_by_table: dict = defaultdict(dict)
+    new = tuple.__new__  # ValueCell's fields in order, without the named tuple's argument binding (half a million)
     for table_id, row, col, role, value, row_group, col_group in _columns(
             cells, "table_id", "grid_row", "grid_col", "role", "value", "row_group", "col_group"):
         if role in ("data", "aggregate") and value is not None and value == value:
             row, col, value = int(row), int(col), float(value)
-            cells_by_table[table_id][(row, col)] = ValueCell(row, col, role, value, tuple(row_group), tuple(col_group),
-                                                             canonical_text(value))
+            cells_by_table[table_id][(row, col)] = new(ValueCell, (row, col, role, value, _list(row_group),
+                                                                   _list(col_group), canonical_text(value)))
     out = {}
     for table_id, domain, template_name, variant_id, row_attributes, col_attributes in sorted(_columns(
             instances, "table_id", "domain", "template_name", "variant_id", "row_attributes", "col_attributes")):
-        if table_id not in csv_by_table:
-            raise ValueError(f"table {table_id}: no CSV rendering in benchmark_tables")
+        if table_id not in grids:
+            raise ValueError(f"table {table_id}: no cells in the grid (intermediate.int_table_grid)")
         row_attrs, col_attrs = _list(row_attributes), _list(col_attributes)
         out[table_id] = ChoiceTable(
             table_id=table_id, template_key=f"{domain}--{template_name}--v{int(variant_id):04d}",
             row_attributes=row_attrs, col_attributes=col_attrs,
             rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[table_id]),
-            cells=cells_by_table[table_id], grid=parse_csv_grid(csv_by_table[table_id], table_id))
+            cells=cells_by_table[table_id], grid=grids[table_id], domain=domain, template_name=template_name)
     return out
 
 
@@ -88,7 +104,7 @@ def choose_distractor(q: Question, table: ChoiceTable, seed: int) -> Optional[Di
         name = STRATEGIES[(start + k) % len(STRATEGIES)]
         if name in SPEC_STRATEGIES:
             if spec_ok is None:
-                spec_ok = answer_option(evaluate_spec(table.rows, q.spec)) == q.correct
+                spec_ok = answer_option(evaluate_filtered(table.rows, q.spec, q.selected(table))) == q.correct
             if not spec_ok:
                 continue  # the Python reading of the spec must reproduce the answer before a change to it counts
         d = STRATEGY_FUNCTIONS[name](q, table, rng)
@@ -97,20 +113,39 @@ def choose_distractor(q: Question, table: ChoiceTable, seed: int) -> Optional[Di
     return None
 
 
-def _options(item_id: str, right: str, wrong: str, seed: int) -> dict:
-    if stable_int(seed, "choice_order", item_id) % 2 == 0:
-        return {"option_a": right, "option_b": wrong, "correct_option": "A"}
-    return {"option_a": wrong, "option_b": right, "correct_option": "B"}
+def _order_bit(seed: int, item_id: str) -> int:
+    """rng.stable_int(seed, "choice_order", item_id) % 2, without its generic joining (called per item)."""
+    return hashlib.sha256(f"{seed}|choice_order|{item_id}".encode("utf-8")).digest()[7] & 1
 
 
-def _row(**values) -> dict:
-    return {c: values.get(c) for c in COLUMNS}
+def _options(item_id: str, right: str, wrong: str, seed: int) -> tuple:
+    """(option_a, option_b, correct_option): which one is right is a seeded draw per item."""
+    if _order_bit(seed, item_id) == 0:
+        return right, wrong, "A"
+    return wrong, right, "B"
 
 
-def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int) -> list[dict]:
+_INDEX = {c: i for i, c in enumerate(COLUMNS)}
+_EMPTY_ROW = tuple("answer" if c == "option_form" else None for c in COLUMNS)
+
+
+def _row(**values) -> tuple:
+    """One item as a tuple in COLUMNS order (a quarter of a million of them: no dicts)."""
+    out = list(_EMPTY_ROW)
+    for k, v in values.items():
+        out[_INDEX[k]] = v
+    return tuple(out)
+
+
+def as_dicts(rows: Iterable[tuple]) -> list[dict]:
+    return [dict(zip(COLUMNS, r)) for r in rows]
+
+
+def _question_rows(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int,
+                   statements: Optional[StatementWriter] = None) -> list[tuple]:
     by_template: dict = defaultdict(list)
-    for t in tables.values():
-        by_template[t.template_key].append(t)
+    for t in sorted(tables.values(), key=lambda t: t.table_id):
+        by_template[t.template_key].append(t)  # in table_id order: what pseudo_relevant_table sorts by
     out = []
     for r in questions.sort_values("question_id").itertuples(index=False):
         if int(r.template_id) not in CHOICE_TEMPLATES or r.table_id not in tables or r.answer_gt is None:
@@ -123,79 +158,104 @@ def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed
                       distractor_strategy=d.strategy, distractor_provenance=d.provenance, content_variant="original")
         item_id = f"b_tis--{q.question_id}"
         out.append(_row(item_id=item_id, subset="b_tis", question=r.question,
-                        **_options(item_id, q.correct, d.option, seed), **common))
+                        **_option_fields(item_id, q.correct, d.option, seed), **common))
+        if statements is not None and q.template_id in STATEMENT_TEMPLATES:
+            said = statements.sentences(table.domain, table.template_name, q.spec, (q.correct, d.option))
+            if said is not None:
+                item_id = f"b_tis--{q.question_id}--statement"
+                out.append(_row(item_id=item_id, subset="b_tis", question=r.question,
+                                **_option_fields(item_id, said[0], said[1], seed), **dict(common, option_form="statement")))
         pq = position_question(q, table)
         if pq is not None:
             item_id = f"su_tis--{q.question_id}"
             out.append(_row(item_id=item_id, subset="su_tis", question=pq.question, position_axis=pq.axis,
-                            **_options(item_id, q.correct, d.option, seed), **common))
+                            **_option_fields(item_id, q.correct, d.option, seed), **common))
         other = pseudo_relevant_table(q.spec, table, by_template[table.template_key],
                                       rng_for(seed, "choice_pseudo_table", q.question_id))
         if other is not None:
             item_id = f"m_tis--{q.question_id}"
             out.append(_row(item_id=item_id, subset="m_tis", question=r.question, other_table_id=other.table_id,
                             other_table_position=other.position,
-                            **_options(item_id, q.correct, d.option, seed), **common))
+                            **_option_fields(item_id, q.correct, d.option, seed), **common))
     return out
 
 
-def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
-    """One probe of each kind per table, asked on each content variant of its grid."""
+def _option_fields(item_id: str, right: str, wrong: str, seed: int) -> dict:
+    a, b, correct = _options(item_id, right, wrong, seed)
+    return {"option_a": a, "option_b": b, "correct_option": correct}
+
+
+def question_items(questions: pd.DataFrame, tables: dict[str, ChoiceTable], seed: int,
+                   statements: Optional[StatementWriter] = None) -> list[dict]:
+    """b_tis, su_tis and m_tis items of the questions, as dicts by column; with `statements`, the lookups'
+    b_tis items once more with both options as sentences (option_form `statement`)."""
+    return as_dicts(_question_rows(questions, tables, seed, statements))
+
+
+def _probe_rows(grids: dict[str, list], seed: int) -> list[tuple]:
     out = []
     for table_id in sorted(grids):
         grid = grids[table_id]
         variants = {v: variant_grid(grid, v, rng_for(seed, "choice_content", table_id, v)) for v in CONTENT_VARIANTS}
         views = {v: GridView(g) for v, g in variants.items()}
+        csvs: dict = {}
         for kind in PROBES:
             probe = make_probe(kind, views["original"], rng_for(seed, "choice_probe", table_id, kind))
             if probe is None:
                 continue
+            anchor = probe.anchor or (None, None)
             for variant, vgrid in variants.items():
                 question, right, wrong = render(probe, views[variant])
                 item_id = f"{kind}--{table_id}--{variant}"
-                anchor = probe.anchor or (None, None)
+                if variant != "original" and variant not in csvs:
+                    csvs[variant] = grid_csv(vgrid)
                 out.append(_row(item_id=item_id, subset=kind, table_id=table_id, question=question,
                                 distractor_strategy="nearby_position",
                                 distractor_provenance=probe.direction,
                                 target_row=probe.target[0], target_col=probe.target[1],
                                 anchor_row=anchor[0], anchor_col=anchor[1],
                                 wrong_row=probe.wrong[0], wrong_col=probe.wrong[1], content_variant=variant,
-                                table_csv=None if variant == "original" else grid_csv(vgrid),
-                                **_options(item_id, right, wrong, seed)))
+                                table_csv=csvs.get(variant),
+                                **_option_fields(item_id, right, wrong, seed)))
     return out
+
+
+def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
+    """One probe of each kind per table, asked on each content variant of its grid, as dicts by column."""
+    return as_dicts(_probe_rows(grids, seed))
+
+
+INTEGER_COLUMNS = ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col")
 
 
 def items_frame(rows: Iterable[tuple]) -> pd.DataFrame:
     """Rows as tuples in COLUMNS order (what the workers send back) -> the mart's frame, by item_id."""
-    frame = pd.DataFrame.from_records(list(rows), columns=list(COLUMNS))
-    for c in ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col"):
+    rows = sorted(rows, key=itemgetter(0))  # item_ids are unique: the order a stable sort by item_id gives
+    frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
+    for c in INTEGER_COLUMNS:
         frame[c] = frame[c].astype("Int64")
-    return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
+    return frame
 
 
-def _items_of(table_ids: set, inputs: dict, seed: int) -> list[dict]:
+def _items_of(table_ids: set, inputs: dict, seed: int) -> list[tuple]:
     """The items of these tables (whole individual templates, so m_tis finds its candidates among them)."""
     def only(frame):
         return frame[frame["table_id"].isin(table_ids)]
 
-    benchmark_tables = only(inputs["benchmark_tables"])
-    csv_by_table = dict(zip(benchmark_tables["table_id"], benchmark_tables["csv"]))
-    tables = choice_tables(only(inputs["instances"]), only(inputs["relational_rows"]), only(inputs["cells"]),
-                           csv_by_table)
-    grids = {tid: (tables[tid].grid if tid in tables else parse_csv_grid(text, tid))
-             for tid, text in csv_by_table.items() if text}
-    return question_items(only(inputs["questions"]), tables, seed) + probe_items(grids, seed)
+    grids = text_grids(only(inputs["grid"]))
+    tables = choice_tables(only(inputs["instances"]), only(inputs["relational_rows"]), only(inputs["cells"]), grids)
+    writer = None
+    if inputs.get("statements") is not None:
+        writer = StatementWriter(inputs["statements"], inputs["attributes"])
+    return _question_rows(only(inputs["questions"]), tables, seed, writer) + _probe_rows(grids, seed)
 
 
 _SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
 
 
-def _as_tuples(rows: list[dict]) -> list[tuple]:
-    return [tuple(r[c] for c in COLUMNS) for r in rows]
-
-
-def _work(table_ids: list) -> list[tuple]:
-    return _as_tuples(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
+def _work(table_ids: list) -> pd.DataFrame:
+    # a frame, not tuples: the workers convert their own texts to Arrow, and a frame pickles as buffers
+    return items_frame(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
 
 
 def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
@@ -214,20 +274,30 @@ def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
 
 
 def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
-                       cells: pd.DataFrame, benchmark_tables: pd.DataFrame, seed: int,
-                       workers: Optional[int] = None) -> pd.DataFrame:
+                       cells: pd.DataFrame, grid: pd.DataFrame, seed: int,
+                       workers: Optional[int] = None, statements: Optional[pd.DataFrame] = None,
+                       attributes: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table.
+
+    `grid`: the anchored cells of every table (intermediate.int_table_grid: table_id, grid_row, grid_col,
+    rowspan, colspan, text), synthetic and real; probe positions are its positions, which are those of
+    benchmark_tables.csv (the CSV renderer writes each anchor's text at its anchor, spanned positions empty).
+    `statements` (seed choice_statements) with `attributes` (stg_domain_attributes): the lookups' b_tis items
+    also in statement form; without them, answers only.
     The content does not depend on the number of workers (forked processes, by individual template)."""
-    inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells,
-                  benchmark_tables=benchmark_tables)
-    table_ids = benchmark_tables["table_id"].tolist()
+    if statements is not None and attributes is None:
+        raise ValueError("build_choice_items: statements need the domain attributes (stg_domain_attributes)")
+    inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells, grid=grid,
+                  statements=statements, attributes=attributes)
+    table_ids = sorted(set(_pylist(grid["table_id"])))
     workers = workers or min(2, os.cpu_count() or 1)
     if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
-        return items_frame(_as_tuples(_items_of(set(table_ids), inputs, seed)))
+        return items_frame(_items_of(set(table_ids), inputs, seed))
     _SHARED.update(inputs=inputs, seed=seed)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             parts = list(pool.map(_work, _chunks(instances, table_ids, workers * 3)))
     finally:
         _SHARED.clear()
-    return items_frame(r for part in parts for r in part)
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.sort_values("item_id", kind="stable").reset_index(drop=True)

@@ -30,7 +30,9 @@ def option_value_key(value: str) -> str:
 def option_values(option: str) -> frozenset[str]:
     """The distinct normalised values an option states (`{a | b} || {c}` -> {a, b, c})."""
     flat = option.replace("{", " ").replace("}", " ").replace("||", "|")
-    return frozenset(k for k in (option_value_key(v) for v in flat.split("|")) if k)
+    keys = set(map(option_value_key, flat.split("|")))
+    keys.discard("")
+    return frozenset(keys)
 
 
 def options_differ(a: str, b: str) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from ..questions.spec import filtered_rows
 from .choice_table import ChoiceTable
 from .strategies import Question
 
@@ -41,7 +40,7 @@ def _conditions(filters: list[dict]) -> str:
 
 def answer_cells(q: Question, t: ChoiceTable) -> list:
     """The data cells a question's filters select (what it reads or aggregates)."""
-    return t.data_cells_of_rows(filtered_rows(t.rows, q.spec))
+    return q.selected_cells(t)
 
 
 def position_question(q: Question, t: ChoiceTable) -> Optional[PositionQuestion]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable, Optional
 
 from ..formatting import format_value
-from ..questions.spec import evaluate_spec, filtered_rows
+from ..questions.spec import evaluate_filtered, evaluate_spec, filtered_rows
 from .choice_table import ChoiceTable, ValueCell
 from .option_text import answer_option, option_value_key, options_differ
 
@@ -30,6 +30,20 @@ class Question:
     spec: dict
     answer_rows: list  # the answer's rows of canonical value texts (benchmark_questions.answer_rows)
     correct: str  # benchmark_questions.answer_gt
+    # what the strategies, su_tis and the spec check read of the question's table, worked out once
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def selected(self, t: ChoiceTable) -> list:
+        """The relational rows of the question's table its filters select (the WHERE clause)."""
+        if "rows" not in self._memo:
+            self._memo["rows"] = filtered_rows(t.rows, self.spec)
+        return self._memo["rows"]
+
+    def selected_cells(self, t: ChoiceTable) -> list:
+        """The data cells that show the selected rows."""
+        if "cells" not in self._memo:
+            self._memo["cells"] = t.data_cells_of_rows(self.selected(t))
+        return self._memo["cells"]
 
     @property
     def selects_values_only(self) -> bool:
@@ -120,7 +134,7 @@ def aggregate_for_data(q: Question, t: ChoiceTable, rng: random.Random) -> Optio
     instead of the shown aggregate (template 5)."""
     taken = _answer_texts(q)
     if q.reads_shown_aggregate:
-        cells = t.data_cells_of_rows(filtered_rows(t.rows, q.spec))
+        cells = q.selected_cells(t)
         for c in _shuffled(rng, sorted(cells, key=lambda c: (c.row, c.col))):
             if option_value_key(c.answer_text) not in taken:
                 d = _accept(q, _replace_value(q, 0, c.answer_text), "aggregate_for_data",
@@ -166,7 +180,8 @@ def wrong_function(q: Question, t: ChoiceTable, rng: random.Random) -> Optional[
         old = q.spec["select"][i]["function"]
         spec = dict(q.spec, select=[dict(s) for s in q.spec["select"]])
         spec["select"][i]["function"] = SWAPPED_FUNCTION[old]
-        d = _accept(q, evaluate_spec(t.rows, spec), "wrong_function", f"{old} -> {SWAPPED_FUNCTION[old]}")
+        # the same WHERE clause: the question's selected rows, aggregated by the other function
+        d = _accept(q, evaluate_filtered(t.rows, spec, q.selected(t)), "wrong_function", f"{old} -> {SWAPPED_FUNCTION[old]}")
         if d:
             return d
     return None

@@ -13,6 +13,11 @@ def model(dbt, session):
     relational_rows = dbt.ref("int_relational_rows").project("table_id, rel_row, row_labels, col_labels, value").df()
     cells = (dbt.ref("int_hct_cells").filter("role in ('data', 'aggregate')")
              .project("table_id, grid_row, grid_col, role, value, row_group, col_group").df())
-    tables = dbt.ref("benchmark_tables").project("table_id, csv").df()
-    items = build_choice_items(questions, instances, relational_rows, cells, tables, seed_var(dbt.config.get("seed")))
+    # the cell grid of every table, synthetic and real: probes read positions and texts off it
+    grid = dbt.ref("int_table_grid").project("table_id, grid_row, grid_col, rowspan, colspan, text").df()
+    # the lookups' b_tis items also with their options as sentences (seed choice_statements)
+    statements = dbt.ref("stg_choice_statements").df()
+    attributes = dbt.ref("stg_domain_attributes").df()
+    items = build_choice_items(questions, instances, relational_rows, cells, grid, seed_var(dbt.config.get("seed")),
+                               statements=statements, attributes=attributes)
     return stamp(items, dbt.ref("stg_build_config"))

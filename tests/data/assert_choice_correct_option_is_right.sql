@@ -1,6 +1,7 @@
 -- The correct option is the source question's answer (b_tis, su_tis, m_tis), or, for a probe on the
--- original table, the content of the grid at its target read off int_hct_cells (a cell's text; a row's
--- or column's non-empty cells in grid order joined by ' | '): the CSV positions are the grid's.
+-- original table, synthetic or real, the content of the grid at its target read off int_table_grid (an
+-- anchored cell's text; a row's or column's non-empty anchored cells in grid order joined by ' | ';
+-- positions a merged cell spans are empty): the CSV positions are the grid's.
 with items as (
     select *, case correct_option when 'A' then option_a else option_b end as correct_text
     from {{ ref('benchmark_choice_items') }}
@@ -11,14 +12,14 @@ questions as (
 ),
 
 cells as (
-    select table_id, grid_row, grid_col, trim(text) as text from {{ ref('int_hct_cells') }} where trim(text) != ''
+    select table_id, grid_row, grid_col, trim(text) as text from {{ ref('int_table_grid') }} where trim(text) != ''
 ),
 
 question_items as (
     select i.item_id, i.correct_text, q.answer_gt as expected
     from items as i
     left join questions as q on q.question_id = i.source_question_id
-    where i.subset in ('b_tis', 'su_tis', 'm_tis')
+    where i.subset in ('b_tis', 'su_tis', 'm_tis') and i.option_form = 'answer'  -- statements: their own test
 ),
 
 probe_items as (
