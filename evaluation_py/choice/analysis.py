@@ -21,7 +21,7 @@ SCORINGS = ("text", "logprobs")
 CHANCE_BOTH = 0.25
 ALPHA = 0.05
 PROBE_SUBSETS = ("tsu_pcl", "tsu_prl", "tsu_pll", "tsu_rcl", "tsu_rrl", "tsu_rll")
-SUMMARY_KEYS = ["model_name", "backend", "scoring", "subset", "distractor_strategy", "content_variant"]
+SUMMARY_KEYS = ["model_name", "backend", "scoring", "subset", "distractor_strategy", "content_variant", "option_form"]
 ACCURACY_COLUMNS = [*SUMMARY_KEYS, "n_items", "accuracy_ab", "accuracy_ba", "accuracy_mean", "accuracy_both",
                     "n_right_both", "share_answer_a", "share_abstained", "p_value_vs_chance", "above_chance"]
 GAP_COLUMNS = ["model_name", "backend", "scoring", "n_pairs", "accuracy_b_tis", "accuracy_m_tis", "gap_both",
@@ -33,8 +33,10 @@ PROBE_COLUMNS = ["model_name", "backend", "scoring", "subset", "content_variant"
 def item_answers(preds: pd.DataFrame) -> pd.DataFrame:
     """One row per model x item x scoring whose both orders are scored: the letters and rightness
     of each order (`letter_ab`, `right_ab`, `letter_ba`, `right_ba`) and `right_both`."""
-    keep = ["model_name", "backend", "item_id", "subset", "distractor_strategy", "content_variant", "table_id",
-            "source_question_id", "target_row", "target_col"]
+    keep = ["model_name", "backend", "item_id", "subset", "distractor_strategy", "content_variant", "option_form",
+            "table_id", "source_question_id", "target_row", "target_col"]
+    if "option_form" not in preds.columns:
+        preds = preds.assign(option_form="answer")
     frames = []
     for scoring in SCORINGS:
         ok = preds["answered"].astype(bool)
@@ -95,7 +97,8 @@ def choice_accuracy(preds: pd.DataFrame) -> pd.DataFrame:
 def robustness_gap(preds: pd.DataFrame) -> pd.DataFrame:
     """b_tis - m_tis per model x scoring, over the source questions with both items scored (TabIS Figure 5)."""
     items = item_answers(preds)
-    items = items[items["subset"].isin(["b_tis", "m_tis"])]
+    # m_tis items state answers: pair them with the answer-form b_tis items, not the statement twins
+    items = items[items["subset"].isin(["b_tis", "m_tis"]) & (items["option_form"] == "answer")]
     rows = []
     for (model, backend, scoring), g in items.groupby(["model_name", "backend", "scoring"], sort=True):
         b = g[g["subset"] == "b_tis"].set_index("source_question_id")

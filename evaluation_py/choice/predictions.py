@@ -18,7 +18,7 @@ from .letters import letter_from_text, letter_probs
 from .requests import build_choice_requests, choice_spec
 
 # Item columns carried onto each prediction (the summaries group by them).
-ITEM_CARRIED = ("subset", "distractor_strategy", "content_variant", "table_id", "source_question_id",
+ITEM_CARRIED = ("subset", "distractor_strategy", "content_variant", "option_form", "table_id", "source_question_id",
                 "target_row", "target_col")
 CHOICE_PREDICTION_COLUMNS = [
     "cache_key", "request_id", "item_id", *ITEM_CARRIED, "model_name", "backend", "model", "option_order",
@@ -55,6 +55,8 @@ def choice_predictions(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.D
     with PredictionStore(store_path) as store:
         errors = store.errors()
     error_of = dict(zip(errors["cache_key"], errors["error_kind"]))
+    if "option_form" not in items.columns:  # items of a build before statement options: all answers
+        items = items.assign(option_form="answer")
     item_of = {r["item_id"]: r for r in items[["item_id", *ITEM_CARRIED]].to_dict("records")}
     rows = []
     for c in creqs:

@@ -135,16 +135,19 @@ class ExamplePicker:
 
     def __init__(self, items: pd.DataFrame, seed: int):
         self.seed = seed
-        self.pools: dict[tuple[str, str], list[tuple[str, frozenset]]] = {}
-        for (subset, variant), group in items.groupby(["subset", "content_variant"], sort=True):
+        self.pools: dict[tuple[str, str, str], list[tuple[str, frozenset]]] = {}
+        if "option_form" not in items.columns:
+            items = items.assign(option_form="answer")
+        # the example shows options of the item's own form (answers or statements)
+        for (subset, variant, form), group in items.groupby(["subset", "content_variant", "option_form"], sort=True):
             ids = group["item_id"].tolist()
             tables = [frozenset(t for t in ts if isinstance(t, str))
                       for ts in zip(group["table_id"], group["other_table_id"])]
             pool = sorted(zip(ids, tables), key=lambda p: (stable_int(seed, "choice-example-pool", p[0]), p[0]))
-            self.pools[(subset, variant)] = pool
+            self.pools[(subset, variant, form)] = pool
 
-    def pick(self, item_id: str, subset: str, variant: str, tables: frozenset) -> Optional[str]:
-        pool = self.pools.get((subset, variant), [])
+    def pick(self, item_id: str, subset: str, variant: str, tables: frozenset, form: str = "answer") -> Optional[str]:
+        pool = self.pools.get((subset, variant, form), [])
         if not pool:
             return None
         start = stable_int(self.seed, "choice-example", item_id) % len(pool)
@@ -214,7 +217,8 @@ def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: p
             r = meta[item_id]
             item = shown[item_id]
             tables_of = frozenset(t for t in (r.table_id, r.other_table_id) if isinstance(t, str))
-            example_id = picker.pick(item_id, r.subset, r.content_variant, tables_of)
+            example_id = picker.pick(item_id, r.subset, r.content_variant, tables_of,
+                                     getattr(r, "option_form", "answer"))
             example = shown[example_id] if example_id is not None else None
             for order in ORDERS:
                 rid = request_id(item_id, order)

@@ -355,3 +355,20 @@ def test_vllm_first_step_logprobs_read_as_letters():
     assert first["token"] == " B" and [t["token"] for t in first["top_logprobs"]] == [" B", "A", "a"]
     probs = letter_probs(stored)
     assert (probs.p_a, probs.p_b, probs.choice) == (pytest.approx(0.3), pytest.approx(0.5), "B")
+
+
+def test_statement_items_are_summarised_apart_and_kept_out_of_the_gap():
+    # A statement twin of b_tis--q1 that the model always gets wrong: the answer-form gap is unchanged
+    # and the accuracy table has a row of its own for the statement form.
+    twin = dict(ITEMS.iloc[0]) | {"item_id": "b_tis--q1--statement", "option_a": "The count is 11.",
+                                  "option_b": "The count is 24."}
+    preds = _scripted_preds("m", "openai", lambda i, o: i.startswith("b_tis"))
+    wrong = _scripted_preds("m", "openai", lambda i, o: False).iloc[:2].assign(
+        item_id=twin["item_id"], option_form="statement")
+    preds = pd.concat([preds.assign(option_form="answer"), wrong], ignore_index=True)
+    gap = analysis.robustness_gap(preds)
+    assert gap[["n_pairs", "accuracy_b_tis", "gap_both"]].values.tolist() == [[2, 1.0, 1.0]]
+    acc = analysis.choice_accuracy(preds)
+    b = acc[(acc["subset"] == "b_tis") & (acc["scoring"] == "text")].set_index(["distractor_strategy", "option_form"])
+    assert b.loc[("neighbour_cell", "statement"), "accuracy_both"] == 0.0
+    assert b.loc[("neighbour_cell", "answer"), "accuracy_both"] == 1.0
