@@ -27,6 +27,7 @@ class EvalInputs:
 
 # The columns of the marts that requests are built from (reading only these saves most of the load time).
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
+VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has them (issue 14 §3)
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 
 
@@ -55,7 +56,9 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
 
 def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
-    return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS), _columns(tables, TABLE_INPUT_COLUMNS),
+    present = list(questions.columns)  # a DataFrame or a DuckDB relation
+    question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
+    return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
                        eval_models_raw, seed_raw, check_replay)
 
 

@@ -13,7 +13,10 @@ from .prompts import TABLE_FORMATS
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes"})
+                         "modes", "variants"})
+# `variants`: which variants of the benchmark's questions an entry answers (issue 14 §3); the sample is drawn
+# from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
+VARIANTS = ("original", "obfuscated")
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
@@ -36,6 +39,7 @@ class ModelSpec:
     backend_config: dict = field(default_factory=dict)  # everything the backend itself reads
     identity: dict = field(default_factory=dict)  # answer-changing entry fields, for the cache key
     modes: tuple[str, ...] = ("direct",)  # inference modes (evaluation_py.inference_modes)
+    variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -86,6 +90,12 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         sample = entry.get("sample")
         if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
             raise ValueError(f"{where}: sample {sample!r} must be a positive number of questions")
+        variants = entry.get("variants", ["original"])
+        variants = [variants] if isinstance(variants, str) else variants
+        if (not isinstance(variants, list) or not variants or len(set(map(str, variants))) != len(variants)
+                or any(v not in VARIANTS for v in variants)):
+            raise ValueError(f"{where}: key `variants` {variants!r} must be a non-empty list of distinct variants "
+                             f"among {', '.join(VARIANTS)}")
         modes = entry.get("modes", ["direct"])
         modes = [modes] if isinstance(modes, str) else modes
         if not isinstance(modes, list) or not modes or len(set(map(str, modes))) != len(modes):
@@ -115,5 +125,6 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
-                               sample, system_role, params, config, identity, tuple(modes)))
+                               sample, system_role, params, config, identity, tuple(modes),
+                               variants=tuple(variants)))
     return specs

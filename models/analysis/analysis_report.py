@@ -21,6 +21,7 @@ def model(dbt, session):
             "verbosity": dbt.ref("analysis_answer_verbosity").df(),
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
+            "obfuscation_gap": dbt.ref("analysis_obfuscation_gap").df(),
         },
         build_info={
             FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],

@@ -6,7 +6,8 @@ from generator_py.dbt_inputs import seed_var
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    questions = (dbt.ref("benchmark_questions").filter("source = 'synthetic'")
+    # originals only: the obfuscated variant (issue 14 §3) is left out of the choice items by design
+    questions = (dbt.ref("benchmark_questions").filter("source = 'synthetic' and variant = 'original'")
                  .project("question_id, table_id, template_id, question, answer_gt, answer_rows, spec_json").df())
     instances = dbt.ref("int_table_instances").project(
         "table_id, domain, template_name, variant_id, row_attributes, col_attributes").df()
