@@ -30,6 +30,7 @@ def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = 
         "domains": domains_var(raw.get("domains"), known_domains),
         "question_variety": variety_var(raw.get("question_variety")),
         "cross_check": bool_var("cross_check", raw.get("cross_check"), False),
+        "obfuscated_variants": bool_var("obfuscated_variants", raw.get("obfuscated_variants"), True),
         "max_failed_request_share": share_var("max_failed_request_share", raw.get("max_failed_request_share"),
                                               DEFAULT_MAX_FAILED_SHARE),
     }
@@ -64,6 +65,8 @@ def build_fingerprint(checked: Mapping[str, Any], input_digests: Mapping[str, Op
                "question_variety": checked.get("question_variety", "paper"),
                "domains": sorted(checked["domains"]) if checked["domains"] else None,
                "inputs": dict(sorted(input_digests.items()))}
+    if not checked.get("obfuscated_variants", True):  # only when off: a default build keeps its fingerprint
+        shaping["obfuscated_variants"] = False
     canonical = json.dumps(shaping, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
