@@ -87,7 +87,9 @@ def obfuscated_questions(questions: pd.DataFrame, instances: pd.DataFrame, rows:
                          attributes: pd.DataFrame, words: pd.DataFrame) -> pd.DataFrame:
     """The variant's int_question_instances (plus original_question_id, original_table_id)."""
     questions = as_lists(questions, ("sql_literals", "projected_attributes", "aggregations"))
-    return obfuscate_questions(questions, _table_words(instances, rows, attributes), word_map(words))
+    names = {t: list(ra) + list(ca) for t, ra, ca in zip(instances["table_id"], instances["row_attributes"],
+                                                          instances["col_attributes"])}
+    return obfuscate_questions(questions, _table_words(instances, rows, attributes), word_map(words), names)
 
 
 def _answers_by_question(answers: pd.DataFrame) -> dict:

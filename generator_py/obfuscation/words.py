@@ -61,6 +61,7 @@ class WordMap:
         self.mapping = mapping
         self.inverse = inverse
         self.kept = kept
+        self._memo: dict = {}  # table text repeats (labels on every row): each distinct text mapped once
 
     def _substitute(self, text: Optional[str], table: dict, only: Optional[frozenset], strict: bool):
         if text is None or text is pd.NA or (isinstance(text, float) and text != text):
@@ -84,7 +85,12 @@ class WordMap:
     def obfuscate(self, text: Optional[str], only: Optional[frozenset] = None) -> Optional[str]:
         """`text` with every content word replaced; with `only`, just the words in it (lower case).
         A content word without a replacement is an error naming it (table text is never half-obfuscated)."""
-        return self._substitute(text, self.mapping, only, strict=True)
+        if only is not None or not isinstance(text, str):
+            return self._substitute(text, self.mapping, only, strict=True)
+        out = self._memo.get(text)
+        if out is None:
+            out = self._memo[text] = self._substitute(text, self.mapping, None, strict=True)
+        return out
 
     def restore(self, text: Optional[str]) -> Optional[str]:
         """The inverse of `obfuscate` (up to the case of words whose case was mixed, e.g. `McLeod`)."""

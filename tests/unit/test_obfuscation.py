@@ -11,7 +11,8 @@ import pytest
 from generator_py.obfuscation import (KEPT_WORDS, WordMap, build_word_map, nonword, obfuscate_spec,
                                       obfuscate_sql, obfuscated_question_id, obfuscated_table_id, words_of)
 from generator_py.obfuscation.build import word_map, word_map_frame
-from generator_py.obfuscation.variant import obfuscate_questions, obfuscate_relational_rows, table_words
+from generator_py.obfuscation.variant import (obfuscate_questions, obfuscate_relational_rows, obfuscate_sql_ast,
+                                              table_words)
 from generator_py.rng import rng_for
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -119,11 +120,20 @@ def test_sql_maps_columns_and_string_literals_only():
     m = small_map()
     sql = ("SELECT Victim_Age, SUM(Value) FROM T WHERE Victim_Age IN ('Female', 'Male') AND Value > 2019 "
            "GROUP BY Victim_Age ORDER BY Victim_Age ASC LIMIT 3")
-    out = obfuscate_sql(sql, m.obfuscate)
+    out = obfuscate_sql(sql, m.obfuscate, ["Victim_Age"])
     va, fe, ma = m.obfuscate("Victim_Age"), m.obfuscate("Female"), m.obfuscate("Male")
     assert out == (f"SELECT {va}, SUM(Value) FROM T WHERE {va} IN ('{fe}', '{ma}') AND Value > 2019 "
                    f"GROUP BY {va} ORDER BY {va} ASC LIMIT 3")
-    assert obfuscate_sql(sql, lambda s: s) == sql
+    assert out == obfuscate_sql_ast(sql, m.obfuscate)  # the token pass agrees with sqlglot's AST
+    assert obfuscate_sql(sql, lambda s: s, ["Victim_Age"]) == sql
+
+
+def test_sql_quoted_names_and_quotes_inside_literals():
+    m = build_word_map(["Order", "O'Brien road"], reserved=[], seed=3)
+    sql = """SELECT "Order" FROM T WHERE "Order" = 'O''Brien road' AND Value < 3"""
+    out = obfuscate_sql(sql, m.obfuscate, ["Order"])
+    o, b, r = m.obfuscate("Order"), m.mapping["brien"].capitalize(), m.mapping["road"]
+    assert out == f"""SELECT "{o}" FROM T WHERE "{o}" = 'O''{b} {r}' AND Value < 3"""
 
 
 def test_spec_maps_attributes_and_values_not_the_value_or_functions():
@@ -156,7 +166,7 @@ def test_questions_keep_their_query_and_map_only_the_table_words():
     m = small_map()
     tid = "syn--toy--t--v0001--r1"
     words = table_words(["Victim_Age"], ["Female", "Male"], "Number of accident casualties", {"Victim_Age": "victim"})
-    out = obfuscate_questions(_question_frame(tid), {tid: words}, m).iloc[0]
+    out = obfuscate_questions(_question_frame(tid), {tid: words}, m, {tid: ["Victim_Age"]}).iloc[0]
     fe, va = m.obfuscate("Female"), m.obfuscate("Victim_Age")
     assert out["question_id"] == tid + "--obf--q01" and out["original_question_id"] == tid + "--q01"
     assert out["table_id"] == tid + "--obf" and out["original_table_id"] == tid
@@ -171,7 +181,7 @@ def test_questions_keep_their_query_and_map_only_the_table_words():
 
 def test_a_question_of_a_table_without_words_is_an_error_naming_it():
     with pytest.raises(KeyError, match="syn--toy--t--v0001--r1"):
-        obfuscate_questions(_question_frame("syn--toy--t--v0001--r1"), {}, small_map())
+        obfuscate_questions(_question_frame("syn--toy--t--v0001--r1"), {}, small_map(), {})
 
 
 def test_relational_rows_map_names_and_labels_and_keep_values():
