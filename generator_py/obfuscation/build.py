@@ -43,8 +43,7 @@ def word_map(frame: pd.DataFrame) -> WordMap:
     return WordMap(dict(zip(mapped["word"].astype(str), mapped["replacement"].astype(str))), kept)
 
 
-_ROW_LISTS = ("row_attributes", "row_labels", "row_path", "row_path_positions", "col_attributes", "col_labels",
-              "col_path", "col_path_positions")
+_ROW_LISTS = ("row_path_positions", "col_path_positions")  # the mapped list columns become lists as they are mapped
 _INSTANCE_LISTS = ("row_attributes", "row_attribute_codes", "row_attribute_levels", "col_attributes",
                    "col_attribute_codes", "col_attribute_levels")
 
@@ -62,7 +61,7 @@ def obfuscated_grid(cells: pd.DataFrame, instances: pd.DataFrame, words: pd.Data
     int_table_instances, as int_table_grid's synthetic branch joins them."""
     settings = instances[["table_id", "value_name", "borders", "col_depth", "row_depth"]].rename(
         columns={"value_name": "caption", "col_depth": "header_rows", "row_depth": "header_columns"})
-    grid = as_lists(cells, ("row_group", "col_group")).merge(settings, on="table_id", how="inner")
+    grid = cells.merge(settings, on="table_id", how="inner")
     grid.insert(1, "source", "synthetic")
     columns = ["table_id", "source", "grid_row", "grid_col", "rowspan", "colspan", "role", "is_aggregate", "text",
                "value", "row_group", "col_group", "caption", "borders", "header_rows", "header_columns"]

@@ -39,6 +39,22 @@ def _map_list(values, fn: Callable) -> Optional[list]:
     return [fn(v) for v in values]
 
 
+def _list_mapper(fn: Callable) -> Callable:
+    """`_map_list` with `fn`, each distinct list mapped once (a table's attribute list repeats on every row)."""
+    memo: dict = {}
+
+    def mapped(values):
+        if _is_missing(values):
+            return None
+        key = tuple(values)
+        out = memo.get(key)
+        if out is None:
+            out = memo[key] = [None if _is_missing(v) else fn(v) for v in key]
+        return list(out)
+
+    return mapped
+
+
 def table_words(attributes: Iterable[str], labels: Iterable[Optional[str]], value_name: str,
                 spoken: Mapping[str, str]) -> frozenset:
     """The content words a question on this table may have to obfuscate: its attribute names (and how they
@@ -54,8 +70,9 @@ def obfuscate_relational_rows(rows: pd.DataFrame, words: WordMap) -> pd.DataFram
     out = rows.copy()
     out.insert(1, "original_table_id", out["table_id"])
     out["table_id"] = [obfuscated_table_id(t) for t in out["table_id"]]
+    mapped = _list_mapper(words.obfuscate)
     for column in ("row_attributes", "row_labels", "row_path", "col_attributes", "col_labels", "col_path"):
-        out[column] = [_map_list(v, words.obfuscate) for v in out[column]]
+        out[column] = [mapped(v) for v in out[column]]
     return out
 
 
@@ -87,8 +104,9 @@ def obfuscate_grid(cells: pd.DataFrame, words: WordMap) -> pd.DataFrame:
 
     out["text"] = [mapped(t) for t in out["text"]]
     out["caption"] = [mapped(t) for t in out["caption"]]
+    lists = _list_mapper(mapped)
     for column in ("row_group", "col_group"):
-        out[column] = [_map_list(v, mapped) for v in out[column]]
+        out[column] = [lists(v) for v in out[column]]
     return out
 
 
@@ -180,5 +198,5 @@ def obfuscate_questions(questions: pd.DataFrame, words_by_table: Mapping[str, fr
 def as_lists(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
     """List columns as plain lists (DuckDB hands numpy arrays to Python models)."""
     for c in columns:
-        frame[c] = [list(v) if isinstance(v, np.ndarray) else v for v in frame[c]]
+        frame[c] = [v.tolist() if isinstance(v, np.ndarray) else v for v in frame[c]]
     return frame

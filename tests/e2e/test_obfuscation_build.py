@@ -43,6 +43,9 @@ def test_every_synthetic_table_and_question_has_one_recognisable_twin(ci_db):
 
 
 def test_twins_keep_layout_numbers_and_properties_and_lose_the_words(ci_db):
+    kept = KEPT_WORDS | {w for (w,) in ci_db.execute(
+        "select word from intermediate.int_obfuscation_words where replacement is null").fetchall()}
+    assert {"total", "of"} <= kept
     rows = ci_db.execute(
         "select o.html, x.html, o.markdown, x.markdown, o.relational_csv, x.relational_csv, o.title, x.title, "
         + ", ".join(f"o.{c} = x.{c}" for c in SAME_IN_BOTH) +
@@ -54,7 +57,7 @@ def test_twins_keep_layout_numbers_and_properties_and_lose_the_words(ci_db):
         assert TAGS.findall(o_html) == TAGS.findall(x_html)  # the same cells, spans, classes
         assert NUMBERS.findall(o_html) == NUMBERS.findall(x_html)
         assert NUMBERS.findall(o_rel) == NUMBERS.findall(x_rel)
-        words = {w.lower() for w in re.findall(r"[^\W\d_]{2,}", o_md + o_rel + o_title)} - KEPT_WORDS
+        words = {w.lower() for w in re.findall(r"[^\W\d_]{2,}", o_md + o_rel + o_title)} - kept
         shown = {w.lower() for w in re.findall(r"[^\W\d_]{2,}", x_md + x_rel + x_title)}
         assert words and not words & shown, sorted(words & shown)[:5]
 
@@ -75,6 +78,18 @@ def test_twin_questions_keep_their_query_and_answer_shape(ci_db):
         assert sorted(NUMBERS.findall(o_q)) == sorted(NUMBERS.findall(x_q))
         for literal in literals:  # every label the question names is in the obfuscated table
             assert literal.replace("&", "&amp;") in tables[x_table], (x_table, literal)
+
+
+def test_obfuscated_relations_have_the_column_types_of_the_originals(ci_db):
+    def types(name):
+        return dict(ci_db.execute("select column_name, data_type from information_schema.columns "
+                                  "where table_schema = 'intermediate' and table_name = ?", [name]).fetchall())
+    for original in ("int_table_instances", "int_relational_rows", "int_question_instances"):
+        mine, theirs = types(original.replace("int_", "int_obfuscated_", 1)), types(original)
+        assert set(theirs) <= set(mine)
+        for column, kind in theirs.items():  # lists stay lists (never their text), text stays text
+            assert kind.endswith("[]") == mine[column].endswith("[]"), (original, column, mine[column], kind)
+            assert (kind == "VARCHAR") == (mine[column] == "VARCHAR"), (original, column, mine[column], kind)
 
 
 def test_round_trip_check_covered_every_question_and_passed(ci_db):
