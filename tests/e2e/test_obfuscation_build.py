@@ -76,8 +76,9 @@ def test_twin_questions_keep_their_query_and_answer_shape(ci_db):
         assert re.sub(r"'[^']*'|\b[A-Za-z_]+\b", "_", o_sql) == re.sub(r"'[^']*'|\b[A-Za-z_]+\b", "_", x_sql)
         assert sorted(NUMBERS.findall(o_gt)) == sorted(NUMBERS.findall(x_gt))
         assert sorted(NUMBERS.findall(o_q)) == sorted(NUMBERS.findall(x_q))
-        for literal in literals:  # every label the question names is in the obfuscated table
-            assert literal.replace("&", "&amp;") in tables[x_table], (x_table, literal)
+        for literal in literals:  # every label the question names is in the obfuscated table (not thresholds)
+            if re.search(r"[^\W\d_]", literal):
+                assert literal.replace("&", "&amp;") in tables[x_table], (x_table, literal)
 
 
 def test_obfuscated_relations_have_the_column_types_of_the_originals(ci_db):
@@ -150,7 +151,7 @@ def test_bad_variants_key_is_an_error_naming_the_entry(benchmark_base, tmp_path)
 
 def test_variants_off_builds_the_originals_only(tmp_path):
     project = copy_project(tmp_path / "project")
-    run_dbt(project, "run", "--select", "+benchmark_questions", "+benchmark_tables",
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
             "--vars", build_vars(obfuscated_variants=False))
     for mart in ("benchmark_tables", "benchmark_questions"):
         assert query(project, f"select distinct variant from main.{mart}") == [("original",)]
