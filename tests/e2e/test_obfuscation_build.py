@@ -3,11 +3,9 @@ question has one twin, words mapped, numbers, layout and queries kept, the round
 obfuscation gap of the baselines on a small build, and var obfuscated_variants: false."""
 from __future__ import annotations
 
-import json
 import re
 
 import duckdb
-import pytest
 
 from conftest import build_vars, clone, copy_project, query, run_dbt
 from generator_py.obfuscation import KEPT_WORDS
