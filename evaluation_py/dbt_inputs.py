@@ -13,6 +13,7 @@ from generator_py.render.registry import format_names
 
 from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
+from .image_prompts import IMAGE_FORMAT, with_table_images
 from .backends.replay_backend import check_against_benchmark, read_responses
 from .model_specs import ModelSpec, parse_eval_models
 from .predict import all_requests
@@ -29,15 +30,22 @@ class EvalInputs:
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
 VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has them (issue 14 §3)
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
+IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
 
 
 log = logging.getLogger(__name__)
 
 
 def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw,
-                check_replay: bool = False) -> EvalInputs:
-    """Specs and requests; with `check_replay`, every replay file is first tied to these questions."""
+                check_replay: bool = False, images=None) -> EvalInputs:
+    """Specs and requests; with `check_replay`, every replay file is first tied to these questions.
+
+    `images` (benchmark_table_images rows, or a function giving them) is what `formats: [image]`
+    requests point at; it is read only when an entry asks for images, so a build without image
+    entries needs no images built."""
     specs = parse_eval_models(parse_config(eval_models_raw))
+    if images is not None and any(IMAGE_FORMAT in spec.formats for spec in specs):
+        tables = with_table_images(tables, images() if callable(images) else images)
     seed = seed_var(seed_raw)
     if check_replay:
         check_replay_files(specs, questions)
@@ -54,12 +62,18 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
                 log.warning(note)
 
 
-def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False) -> EvalInputs:
+def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
+                               images=None) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
+
+    # `images`: a function giving the relation (called only for image entries), or the relation itself
+    def image_rows():
+        return _columns(images() if callable(images) else images, IMAGE_INPUT_COLUMNS)
+
     return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
-                       eval_models_raw, seed_raw, check_replay)
+                       eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None)
 
 
 def _columns(relation, columns) -> pd.DataFrame:

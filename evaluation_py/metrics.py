@@ -7,12 +7,28 @@ row per prediction, scoring mode and registered metric, and every summary, break
 and regression takes any registered metric. Adding a metric is one :func:`register` call.
 
 The four metrics of HCT-QA are registered here: ``precision``, ``recall``, ``f1`` and ``cc``
-(complete containment: 1 when every ground-truth value is matched, else 0). No dbt imports.
+(complete containment: 1 when every ground-truth value is matched, else 0), then TReB's:
+``exact_match`` (1 when the answer's values are exactly the ground truth's: every value given
+matches one, every one is given; numbers compared as the scoring mode compares them, so at the
+ground truth's precision in strict mode), ``rouge_l`` and ``bleu`` (text similarity of the
+answer's values and the ground truth's, :mod:`evaluation_py.text_metrics`) and ``judge`` (the
+verdict of an LLM judge, :mod:`evaluation_py.judge`).
+
+What a metric reads (``reads``), so that metrics beyond a match fit the one registry:
+
+- ``match`` (the default): ``score(Match) -> float``;
+- ``text``: ``score(answer_text, gt_text) -> float`` over the values each side holds, as the
+  scoring mode reads them, joined by a space (:func:`evaluation_py.scoring.score_lists`);
+- ``verdict``: no score function; the values come from outside (the judge's verdicts, in
+  ``eval_judgements``) and only predictions with a verdict have a row. :func:`scored_names` are
+  the metrics every prediction has, :func:`names` every registered one. No dbt imports.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
+
+from . import text_metrics
 
 
 class Match(NamedTuple):
@@ -30,20 +46,34 @@ class Metric:
     description: str
     # 0/1 outcomes: the regression fits a linear probability model (and a logit when asked).
     binary: bool = False
+    reads: str = "match"  # what `score` is a function of: READS
+
+
+READS = ("match", "text", "verdict")
 
 
 _REGISTRY: dict[str, Metric] = {}
 
 
-def register(name: str, score: Callable[[Match], float], description: str, binary: bool = False) -> Metric:
-    """Register metric ``name``; it then appears in every score table and analysis. A name is registered once."""
+def register(name: str, score: Callable[..., float] | None, description: str, binary: bool = False,
+             reads: str = "match") -> Metric:
+    """Register metric ``name``; it then appears in every score table and analysis. A name is registered once.
+
+    ``reads`` says what ``score`` takes (module doc): a Match, the two texts, or nothing (``verdict``:
+    ``score`` is None and the values are given to :func:`evaluation_py.scoring.scores_table`)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"metric name {name!r} must be an identifier (it names rows and columns)")
     if name in _REGISTRY:
         raise ValueError(f"metric {name!r} is already registered")
-    if not callable(score):
-        raise TypeError(f"metric {name!r}: score must be a function of a Match, got {type(score).__name__}")
-    metric = _REGISTRY[name] = Metric(name, score, description, binary)
+    if reads not in READS:
+        raise ValueError(f"metric {name!r}: reads {reads!r} must be one of {', '.join(READS)}")
+    if reads == "verdict":
+        if score is not None:
+            raise TypeError(f"metric {name!r}: a verdict metric has no score function (its values are given)")
+    elif not callable(score):
+        what = "a Match" if reads == "match" else "an answer text and a ground-truth text"
+        raise TypeError(f"metric {name!r}: score must be a function of {what}, got {type(score).__name__}")
+    metric = _REGISTRY[name] = Metric(name, score, description, binary, reads)
     return metric
 
 
@@ -57,6 +87,16 @@ def unregister(name: str) -> None:
 def names() -> tuple[str, ...]:
     """The registered metrics, in registration order (the order of every table)."""
     return tuple(_REGISTRY)
+
+
+def scored_names() -> tuple[str, ...]:
+    """The metrics scoring computes for every prediction (``match`` and ``text`` ones), in order."""
+    return tuple(n for n, m in _REGISTRY.items() if m.reads != "verdict")
+
+
+def verdict_names() -> tuple[str, ...]:
+    """The metrics whose values come from outside (a judge), in order."""
+    return tuple(n for n, m in _REGISTRY.items() if m.reads == "verdict")
 
 
 def get(name: str) -> Metric:
@@ -87,8 +127,22 @@ def complete_containment(m: Match) -> float:
     return 1.0 if m.n_expected > 0 and m.n_expected_matched == m.n_expected else 0.0
 
 
+def exact_match(m: Match) -> float:
+    """Precision and recall both 1: nothing missing, nothing extra (two values read as the same
+    number of the ground truth both match it). TReB's own compares letter counts, so 42 == 43."""
+    return 1.0 if 0 < m.n_given == m.n_given_matched and 0 < m.n_expected == m.n_expected_matched else 0.0
+
+
 register("precision", precision, "share of the response's values that match a ground-truth value")
 register("recall", recall, "share of the ground truth's values matched by a response value")
 register("f1", f1, "harmonic mean of precision and recall (0 when both are 0)")
 register("cc", complete_containment, "complete containment: 1 when every ground-truth value is matched",
          binary=True)
+register("exact_match", exact_match, "1 when the answer's values are exactly the ground truth's (numbers at its "
+         "precision in strict mode): every value given matches one, every one is given", binary=True)
+register("rouge_l", text_metrics.rouge_l, "ROUGE-L F-measure of the answer's values and the ground truth's, "
+         "joined by spaces (rouge-score)", reads="text")
+register("bleu", text_metrics.bleu, "sentence BLEU / 100 of the answer's values against the ground truth's, "
+         "joined by spaces (sacrebleu, effective order)", reads="text")
+register("judge", None, "the LLM judge's verdict (correct 1, incorrect 0, a score 0-10 as score / 10); only "
+         "predictions with a parsed verdict have one (var judge_model)", reads="verdict")

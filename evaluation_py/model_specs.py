@@ -7,7 +7,11 @@ from typing import Any, Optional
 
 from .backends import base
 from .backends.params import check_params
+from .image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from .prompts import TABLE_FORMATS
+
+# The formats an entry may ask for: the text renderings, and the table's PNG (for backends with `images`).
+ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 
 # Backends that answer without a model id of their own.
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
@@ -48,6 +52,19 @@ def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str
     return f"unknown key {key!r} for backend {backend_name!r}; {hint}"
 
 
+def check_image_entry(where: str, name: str, model: str, backend_name: str, capabilities: frozenset[str],
+                      modes: list[str]) -> None:
+    """`formats: [image]` needs a backend that sends images and modes that have an image prompt."""
+    if "images" not in capabilities:
+        raise ValueError(f"{where}: formats [image]: model {name!r} ({model!r}, backend {backend_name!r}) cannot be "
+                         f"shown images (backend {backend_name!r} lacks capability 'images'); nothing was sent. "
+                         f"Use a text format ({', '.join(TABLE_FORMATS)}) or a vision model behind openai or vllm")
+    no_prompt = [m for m in modes if m not in IMAGE_MODES]
+    if no_prompt:
+        raise ValueError(f"{where}: formats [image]: inference mode(s) {', '.join(map(repr, no_prompt))} have no "
+                         f"image prompt; image prompts exist for {', '.join(IMAGE_MODES)}")
+
+
 def parse_eval_models(raw: Any) -> list[ModelSpec]:
     import evaluation_py.backends  # noqa: F401  (fills the backend registry)
     from .inference_modes import get_mode, mode_names
@@ -80,9 +97,9 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
         formats = entry.get("formats", ["html"])
         formats = [formats] if isinstance(formats, str) else formats
-        bad = [f for f in formats if f not in TABLE_FORMATS]
+        bad = [f for f in formats if f not in ENTRY_FORMATS]
         if not formats or bad:
-            raise ValueError(f"{where}: formats {formats!r} must be among {', '.join(TABLE_FORMATS)}")
+            raise ValueError(f"{where}: formats {formats!r} must be among {', '.join(ENTRY_FORMATS)}")
         sources = entry.get("sources")
         sources = [sources] if isinstance(sources, str) else sources
         if sources is not None and (not sources or any(s not in ("synthetic", "real") for s in sources)):
@@ -108,6 +125,8 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             if lacking:
                 raise ValueError(f"{where}: key `modes`: inference mode {mode_name!r} needs capability "
                                  f"{', '.join(map(repr, lacking))}, which backend {backend_name!r} lacks")
+        if IMAGE_FORMAT in formats:
+            check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")

@@ -13,6 +13,7 @@ from .backends import base
 from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
 from .episodes import run_episodes
+from .image_prompts import IMAGE_FORMAT
 from .inference_modes import get_mode
 from .model_specs import ModelSpec
 from .requests import REQUEST_COLUMNS, build_requests
@@ -60,6 +61,7 @@ def prompts_table(requests: Iterable[PredictionRequest]) -> pd.DataFrame:
 
 def check_capabilities(requests: Iterable[PredictionRequest]) -> None:
     """Fail, before anything is sent, on a request whose inference mode needs what its backend lacks."""
+    requests = list(requests)
     seen = set()
     for r in requests:
         if (r.model_name, r.inference_mode) in seen:
@@ -69,6 +71,16 @@ def check_capabilities(requests: Iterable[PredictionRequest]) -> None:
         if lacking:
             raise ValueError(f"eval_models entry {r.model_name!r}: inference mode {r.inference_mode!r} needs capability "
                              f"{', '.join(map(repr, lacking))}, which backend {r.backend!r} lacks; nothing was sent")
+    check_image_capability(requests)
+
+
+def check_image_capability(requests: Iterable[PredictionRequest]) -> None:
+    """Fail, before anything is sent, on an image request to a backend that cannot be shown images."""
+    for r in requests:
+        if r.table_format == IMAGE_FORMAT and "images" not in base.backend_class(r.backend).capabilities:
+            raise ValueError(f"eval_models entry {r.model_name!r}: model {r.model!r} (backend {r.backend!r}) cannot be "
+                             f"shown images (capability 'images'), but question {r.question_id!r} is asked on the "
+                             "table's image; nothing was sent")
 
 
 def _is_episode(inference_mode: str) -> bool:

@@ -14,6 +14,7 @@ import pandas as pd
 from .backends.base import PredictionRequest, backend_class, make_cache_key
 from .backends.benchmark import BenchmarkLookup
 from .backends.params import resolve_params
+from .image_prompts import IMAGE_FORMAT, IMAGE_PROMPT_VERSION, build_image_messages, table_images
 from .inference_modes import get_mode
 from .model_specs import ModelSpec
 from generator_py.render.registry import format_names
@@ -66,17 +67,26 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     for mode_name in spec.modes:
         mode = get_mode(mode_name)
         for table_format in spec.formats:
-            text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+            if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.image_prompts)
+                image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
+                prompt_version = IMAGE_PROMPT_VERSION
+            else:
+                text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+                prompt_version = mode.prompt_version
             for question_id, table_id, question in rows:
-                messages = mode.build_messages(text_of[table_id], table_format, question, system_role=spec.system_role)
+                if table_format == IMAGE_FORMAT:
+                    messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
+                else:
+                    messages = mode.build_messages(text_of[table_id], table_format, question,
+                                                   system_role=spec.system_role)
                 identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
                 key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity,
-                                     mode.prompt_version, kind=mode.kind, inference_mode=mode.name)
+                                     prompt_version, kind=mode.kind, inference_mode=mode.name)
                 out.append(PredictionRequest(
                     cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
                     backend=spec.backend, model=spec.model, table_format=table_format, messages=messages,
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
-                    prompt_version=mode.prompt_version))
+                    prompt_version=prompt_version))
     return out
 
 

@@ -113,7 +113,7 @@ def _num(x: Any) -> float | None:
 
 def _row_dict(row: pd.Series) -> dict:
     out = {"n": int(row["n"]), "left_out": int(row["left_out"]), "unanswered": int(row["unanswered"])}
-    for m in metrics.names():
+    for m in metrics.scored_names():
         out[m] = _num(row[m])
     return out
 

@@ -36,7 +36,7 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from generator_py.release.gt import gt_values
+from generator_py.release.gt import gt_value_list, gt_values
 
 from . import extraction, metrics, strict_rules
 from .metrics import Match
@@ -60,24 +60,32 @@ def paper_match(resp: frozenset, gt: frozenset) -> Match:
 
 def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_SCORING_MODE,
                 readings: dict | None = None) -> dict[str, list]:
-    """Score parallel lists of answers and gt strings: one list per registered metric, and
-    ``left_out`` and ``unanswered``.
+    """Score parallel lists of answers and gt strings: one list per scored metric
+    (:func:`evaluation_py.metrics.scored_names`), and ``left_out`` and ``unanswered``.
 
     Readings are cached per distinct response and ground truth (a build repeats both a lot),
     metric values per distinct match; ``readings`` (a dict) shares strict mode's response
     readings between calls on the same responses, so that scoring both modes reads each
-    response the strict way once.
+    response the strict way once. A ``text`` metric compares the values each side holds as the
+    mode reads them, joined by a space in their order (strict: the normalised values; paper: the
+    cleaned response's and the gt's values); an unanswered or left-out response's text is empty.
     """
     _check_scoring_mode(scoring_mode)
     if len(responses) != len(gts):
         raise ValueError(f"responses and gts differ in length: {len(responses)} != {len(gts)}")
-    registered = [metrics.get(name) for name in metrics.names()]
+    registered = [metrics.get(name) for name in metrics.scored_names()]
+    by_match = [m for m in registered if m.reads == "match"]
+    by_text = [m for m in registered if m.reads == "text"]
     out: dict[str, list] = {c: [] for c in (*(m.name for m in registered), *FLAG_COLUMNS)}
-    columns = [out[m.name] for m in registered]
+    columns = [out[m.name] for m in by_match]
+    text_columns = [out[m.name] for m in by_text]
     values_of: dict[Match, tuple] = {}
+    text_values_of: dict[tuple, tuple] = {}
     strict_cache: dict = {} if readings is None else readings
     gt_cache: dict = {}
+    gt_text_cache: dict = {}
     paper_cache: dict = {}
+    paper_text_cache: dict = {}
     read, read_gt = strict_rules.read_response, strict_rules.read_gt
     strict = scoring_mode == "strict"
     for resp, gt in zip(responses, gts):
@@ -89,8 +97,11 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
         g = gt_cache.get(gt)
         if g is None:
             g = gt_cache[gt] = read_gt(gt) if strict else gt_values(gt)
+        answer_text = ""
         if strict:
             match, left_out = strict_rules.match(reading, g), False
+            if by_text and not reading.unanswered:
+                answer_text = " ".join(v[0][0] for v in reading.values)
         elif key is None or is_left_out(key):
             match, left_out = Match(0, 0, len(g), 0), True
         else:
@@ -98,14 +109,34 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
             if rset is None:
                 rset = paper_cache[key] = response_values(clean_response(key))
             match, left_out = paper_match(rset, g), False
+            if by_text:
+                answer_text = paper_text_cache.get(key)
+                if answer_text is None:
+                    answer_text = paper_text_cache[key] = _joined(clean_response(key).split("||"))
         values = values_of.get(match)
         if values is None:
-            values = values_of[match] = tuple(m.score(match) for m in registered)
+            values = values_of[match] = tuple(m.score(match) for m in by_match)
         for col, v in zip(columns, values):
             col.append(v)
+        if by_text:
+            gt_text = gt_text_cache.get(gt)
+            if gt_text is None:
+                gt_text = gt_text_cache[gt] = (" ".join(t for t, _, _ in g.values) if strict
+                                               else _joined(gt_value_list(gt)))
+            pair = (answer_text, gt_text)
+            text_values = text_values_of.get(pair)
+            if text_values is None:
+                text_values = text_values_of[pair] = tuple(m.score(*pair) for m in by_text)
+            for col, v in zip(text_columns, text_values):
+                col.append(v)
         out["left_out"].append(left_out)
         out["unanswered"].append(reading.unanswered)
     return out
+
+
+def _joined(values: Iterable[str]) -> str:
+    """Distinct non-empty values, stripped, in their order, joined by a space (a text metric's input)."""
+    return " ".join(dict.fromkeys(v for v in (x.strip() for x in values) if v))
 
 
 def score_one(response: str | None, gt: str, scoring_mode: str = DEFAULT_SCORING_MODE,
@@ -135,7 +166,7 @@ def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = 
 def to_long(scored: pd.DataFrame, metric_names: Iterable[str] | None = None) -> pd.DataFrame:
     """Wide scores (a column per metric) as long ones: the other columns, then ``metric`` and ``value``,
     one block of rows per metric in registration order."""
-    names = list(metric_names or metrics.names())
+    names = list(metric_names or metrics.scored_names())
     missing = [m for m in names if m not in scored.columns]
     if missing:
         raise KeyError(f"metric columns missing from scored frame: {missing}")
@@ -188,7 +219,7 @@ def summarize(scored_df: pd.DataFrame, by: Iterable[str] | None = None) -> pd.Da
     has none). With ``by`` empty, one row.
     """
     by = list(by or [])
-    names = list(metrics.names())
+    names = list(metrics.scored_names())
     missing = [c for c in [*by, *names, *FLAG_COLUMNS] if c not in scored_df.columns]
     if missing:
         raise KeyError(f"columns missing from scored frame: {missing}")
@@ -218,29 +249,72 @@ def inference_modes(requests: pd.DataFrame) -> pd.Series:
     return modes.astype(str)
 
 
-def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
-    """``eval_scores``: one row per request, scoring mode (strict, then paper) and registered metric.
+def extract_answers(frame: pd.DataFrame) -> pd.Series:
+    """The answer of each row's ``response`` (NULL stays NULL), through the extraction filter of its
+    ``inference_mode`` (:func:`inference_modes`): what every metric and the judge read."""
+    modes = inference_modes(frame)
+    answers = pd.Series(None, index=frame.index, dtype=object)
+    for mode, rows in frame.groupby(modes, sort=True).groups.items():
+        answers.loc[rows] = extraction.extract(frame.loc[rows, "response"].tolist(), mode)
+    return answers
+
+
+VERDICT_COLUMNS = ["cache_key", "metric", "value"]
+
+
+def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame,
+                 verdicts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``eval_scores``: one row per request, scoring mode (strict, then paper) and scored metric, then the
+    rows of the verdict metrics given.
 
     Each response is read through the extraction filter of its request's inference mode; a request
-    without an answer is unanswered (strict: scored 0; paper: left out)."""
+    without an answer is unanswered (strict: scored 0; paper: left out). ``verdicts`` (``cache_key``,
+    ``metric``, ``value``: a registered ``verdict`` metric's values, e.g. the judge's) add a row per
+    scoring mode for each request with a verdict, and for each request without an answer (0, as every
+    metric of one); a request answered but without a verdict (the judge failed) has no row of it."""
     q = questions[list(SCORE_QUESTION_COLUMNS)]
     merged = requests.merge(predictions[["cache_key", "response"]], on="cache_key", how="left").merge(q, on="question_id")
     merged["inference_mode"] = inference_modes(merged)
-    answers = pd.Series(None, index=merged.index, dtype=object)
-    for mode, rows in merged.groupby("inference_mode", sort=True).groups.items():
-        answers.loc[rows] = extraction.extract(merged.loc[rows, "response"].tolist(), mode)
-    merged["answer"] = answers
+    merged["answer"] = extract_answers(merged)
     merged["n_values_given"] = merged["answer"].map(n_values_given).astype("int64")
     merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
     wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]
+    given = _checked_verdicts(verdicts)
     out = []
     readings: dict = {}  # each answer is read the strict way once, for both modes
     for mode in SCORING_MODES:
         # the answers are extracted already: the direct filter passes them on as they are
         part = score_frame(merged, response_col="answer", gt_col="answer_gt", scoring_mode=mode, readings=readings)
         part["scoring_mode"] = mode
-        out.append(to_long(part[[*wide_cols, *metrics.names()]]))
+        out.append(to_long(part[[*wide_cols, *metrics.scored_names()]]))
+        no_answer = merged["response"].isna().to_numpy()
+        for name in metrics.verdict_names():
+            if name not in given:
+                continue
+            value = merged["cache_key"].map(given[name]).astype("float64")
+            value = value.where(~no_answer, 0.0)
+            keep = value.notna().to_numpy()
+            out.append(part.loc[keep, wide_cols].assign(metric=name, value=value[keep].to_numpy()))
     return pd.concat(out, ignore_index=True)[SCORE_COLUMNS]
+
+
+def _checked_verdicts(verdicts: pd.DataFrame | None) -> dict[str, pd.Series]:
+    """Verdict values per verdict metric, by cache key; a clear error for a frame that is not one."""
+    if verdicts is None or len(verdicts) == 0:
+        return {}
+    missing = [c for c in VERDICT_COLUMNS if c not in verdicts.columns]
+    if missing:
+        raise KeyError(f"verdicts: columns {missing} missing (columns: {list(verdicts.columns)})")
+    bad = sorted(set(verdicts["metric"]) - set(metrics.verdict_names()))
+    if bad:
+        raise ValueError(f"verdicts: {bad} are not registered verdict metrics (those are: "
+                         f"{', '.join(metrics.verdict_names())})")
+    twice = verdicts[verdicts.duplicated(["cache_key", "metric"], keep=False)]
+    if len(twice):
+        raise ValueError(f"verdicts: request {twice['cache_key'].iloc[0]!r} has more than one "
+                         f"{twice['metric'].iloc[0]!r} verdict")
+    values = verdicts.dropna(subset=["value"])
+    return {name: group.set_index("cache_key")["value"] for name, group in values.groupby("metric", sort=True)}
 
 
 # Answer verbosity (analysis_answer_verbosity) compares these two counts, so they count alike: the distinct

@@ -64,9 +64,13 @@ def model_type_of(metric: str) -> str:
     return "linear_probability_ols" if metric_registry.is_binary(metric) else "ols"
 
 
-def default_metric_modes() -> dict[str, str]:
-    """Every registered metric, on strict scores."""
-    return {m: "strict" for m in metric_registry.names()}
+def default_metric_modes(scores: pd.DataFrame | None = None) -> dict[str, str]:
+    """Every registered metric that has rows in ``scores`` (without rows: every scored one), on strict scores;
+    so a verdict metric (the judge) is fitted only in builds that have one."""
+    if scores is not None and len(scores) and "metric" in scores.columns:
+        present = set(scores["metric"].unique())
+        return {m: "strict" for m in metric_registry.names() if m in present}
+    return {m: "strict" for m in metric_registry.scored_names()}
 
 
 NO_COUNTS = {"n": 0, "n_left_out": 0, "n_questions": 0, "n_tables": 0}
@@ -314,7 +318,7 @@ def property_regression(
     """
     if kind not in ("table", "question"):
         raise ValueError("kind must be 'table' or 'question'")
-    metric_modes = dict(metric_modes or default_metric_modes())
+    metric_modes = dict(metric_modes or default_metric_modes(scores))
     bad = [m for m in metric_modes if m not in metric_registry.names()]
     if bad:
         raise ValueError(f"unknown metrics {bad}: registered are {', '.join(metric_registry.names())}")
@@ -352,9 +356,11 @@ def property_regression(
     out: list[dict] = []
     by_mode: dict[str, list[str]] = {}
     for metric, mode in metric_modes.items():
-        by_mode.setdefault(mode, []).append(metric)
+        # A verdict metric (the judge) has rows only where there is a verdict: fitted in a pass of its
+        # own, so that its gaps do not drop rows of the other metrics (a pass keeps rows with all).
+        by_mode.setdefault((mode, metric_registry.get(metric).reads == "verdict"), []).append(metric)
 
-    for mode, metrics in by_mode.items():
+    for (mode, _), metrics in by_mode.items():
         long = select_scores(scores, scoring_mode=mode, table_format=table_format, exclude_left_out=False,
                              metric=metrics) if len(scores) else scores
         sel, ys = _outcomes(long, metrics)

@@ -153,6 +153,12 @@ def _readable_composition(comp: pd.DataFrame) -> pd.DataFrame:
     return comp.assign(key=keys)
 
 
+def _text_vs_image(by_table_format: pd.DataFrame) -> pd.DataFrame:
+    from .modality import text_vs_image
+
+    return text_vs_image(by_table_format)
+
+
 def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
     """The tables of the report, each with a caption; property names readable."""
     overall = frames["overall"]
@@ -168,6 +174,10 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         "scores by table format": (wide(frames["by_table_format"]), "Per model and table format (the paper's "
                                    "Table V); METRIC_minus_html: the metric's difference to the model's HTML "
                                    "result. " + counts),
+        "text versus image": (_text_vs_image(frames["by_table_format"]), "Per model shown the table both as "
+                              "text and as its PNG (the paper's RQ10): image_minus_text > 0 where the picture "
+                              "does better; empty unless a model was evaluated with formats [image] and a text "
+                              "format."),
         "scores by source and dataset": (wide(frames["by_source_dataset"]), "Each model on its primary table "
                                          "format. " + counts),
         "answer verbosity": (wide(frames["verbosity"]), "Mean distinct values given and expected per model; "
@@ -185,6 +195,11 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
                                     "Mean of each metric over the question pairs scored in both variants, on "
                                     "the originals and on their text-obfuscated twins; gap = original - "
                                     "obfuscated (the paper's RQ3 reports about 5 F1 points on average).")
+    if "judge_agreement" in frames:  # the LLM judge against cc (evaluation_py.analysis.judge_agreement)
+        shown["judge agreement"] = (frames["judge_agreement"].drop(columns=["build_fingerprint"], errors="ignore"),
+                                    "The LLM judge's correct / incorrect against strict complete containment (cc) "
+                                    "per evaluated model and inference mode: confusion counts over the predictions "
+                                    "with a verdict, and Cohen's kappa. Empty without var judge_model.")
     regression = frames["regression"]
     cols = ["model_name", "metric", "model_type", "property", "coef", "std_err_clustered", "p_value_adjusted",
             "ci_low", "ci_high", "significant", "n", "n_left_out", "n_tables", "note"]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from .benchmark import BenchmarkLookup
+from ..image_prompts import key_messages
 
 REQUEST_KINDS = ("generate", "choose")
 # What a backend may declare it can serve; a request needing one its backend lacks fails before any call.
@@ -69,7 +70,7 @@ def make_cache_key(model_name: str, backend: str, model: str, params: dict, mess
         "backend": backend,
         "model": model,
         "params": params,
-        "messages": list(messages),
+        "messages": key_messages(messages),  # an image by its hash, not its path
         "identity": identity or {},
         "prompt_version": prompt_version,
     }

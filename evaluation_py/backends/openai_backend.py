@@ -43,6 +43,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
+from ..image_prompts import ImageWire, has_images
 from .base import Backend, Prediction, PredictionRequest, register
 from .params import group_by_table, resolve_params
 
@@ -162,7 +163,8 @@ class OpenAIBackend(Backend):
                            | {k for k, _, _ in _NUMERIC_KEYS})
     # Where and how requests travel does not change answers; `seed` only draws the backoff jitter.
     answer_keys = frozenset({"revision"})
-    capabilities = frozenset({"logprobs", "multi_turn"})  # chat messages of any length; first-token logprobs
+    # chat messages of any length; first-token logprobs; image content parts (base64 data URLs)
+    capabilities = frozenset({"logprobs", "multi_turn", "images"})
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:
@@ -195,6 +197,7 @@ class OpenAIBackend(Backend):
         self.backoff_max_s = float(config.get("backoff_max_s", 30))
         self.retry_after_max_s = float(config.get("retry_after_max_s", 120))
         self._rng = random.Random(config.get("seed"))
+        self._images = ImageWire()  # stored PNG references -> data URLs, each file read and checked once
         # Filled by run(): what was sent where, for reports and tests.
         self.stats: dict[str, Any] = {}
 
@@ -226,7 +229,8 @@ class OpenAIBackend(Backend):
     # ---------------------------------------------------------------- internal
     def _body(self, req: PredictionRequest, params: dict[str, Any]) -> dict[str, Any]:
         """JSON body of the request: model, messages, then every decoding parameter that is not None."""
-        body: dict[str, Any] = {"model": self.model, "messages": list(req.messages)}
+        messages = self._images.messages(req.messages) if has_images(req.messages) else list(req.messages)
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         body.update((k, v) for k, v in params.items() if v is not None)
         return body
 

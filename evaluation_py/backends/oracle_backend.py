@@ -23,6 +23,7 @@ def gt_to_answer(answer_gt: str) -> str:
 @register("oracle")
 class OracleBackend(Backend):
     benchmark_fields = ("answer_gt",)  # a corrected ground truth is a new answer
+    capabilities = frozenset({"images"})  # it answers from the gt, so image requests check the chain too
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for r in requests:

@@ -3,7 +3,9 @@
 Config: `model` (a local path, required), `tensor_parallel_size` (1), `max_model_len` (None: the
 model's), `gpu_memory_utilization` (0.9), `enable_prefix_caching` (true), `params` (as the openai
 backend: temperature 0, max_tokens 256, `logprobs`/`top_logprobs`), optional `seed`, `dtype`,
-`trust_remote_code`, `revision` (of the weights, passed to vLLM). Prompts are passed grouped by `table_id` (shared table prefixes adjacent).
+`trust_remote_code`, `revision` (of the weights, passed to vLLM), `limit_mm_per_prompt` (vLLM's, e.g.
+`{image: 1}`). A request on the table's image (`formats: [image]`) sends it as an image_url part with a
+base64 data URL of the stored PNG (checked against its sha256), which LLM.chat reads for a vision model. Prompts are passed grouped by `table_id` (shared table prefixes adjacent).
 `latency_s` is the wall time of the whole call divided by the number of prompts.
 Needs the optional dependency: `pip install -e '.[vllm]'`.
 """
@@ -13,6 +15,7 @@ import json
 import time
 from typing import Any, Callable
 
+from ..image_prompts import ImageWire, has_images
 from .base import Backend, Prediction, PredictionRequest, register
 from .params import group_by_table, resolve_params
 
@@ -57,10 +60,12 @@ def _first_token_logprobs(completion: Any) -> str | None:
 @register("vllm")
 class VLLMBackend(Backend):
     entry_keys = frozenset({"tensor_parallel_size", "max_model_len", "gpu_memory_utilization", "enable_prefix_caching",
-                            "seed", "dtype", "trust_remote_code", "revision"})
+                            "seed", "dtype", "trust_remote_code", "revision", "limit_mm_per_prompt"})
     # Memory and scheduling settings do not change answers; these do (numerics, sampling, weights).
     answer_keys = frozenset({"max_model_len", "seed", "dtype", "trust_remote_code", "revision"})
-    capabilities = frozenset({"logprobs", "multi_turn"})
+    # Images go in as OpenAI-style image_url parts (base64 data URLs), which LLM.chat reads for a
+    # multimodal model (vLLM "Multimodal Inputs"; a text-only model rejects them with vLLM's own error).
+    capabilities = frozenset({"logprobs", "multi_turn", "images"})
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)
@@ -78,7 +83,7 @@ class VLLMBackend(Backend):
                 "gpu_memory_utilization": float(c.get("gpu_memory_utilization", 0.9)),
                 "enable_prefix_caching": bool(c.get("enable_prefix_caching", True)),
             }
-            for k in ("max_model_len", "seed", "dtype", "trust_remote_code", "revision"):
+            for k in ("max_model_len", "seed", "dtype", "trust_remote_code", "revision", "limit_mm_per_prompt"):
                 if c.get(k) is not None:
                     kwargs[k] = c[k]
             self._llm = self._vllm.LLM(**kwargs)
@@ -97,7 +102,9 @@ class VLLMBackend(Backend):
             sampling = [_sampling_params(self._vllm, p, seed) for p in all_params]
         llm = self._engine()
         t0 = time.perf_counter()
-        outputs = llm.chat([list(r.messages) for r in ordered], sampling, use_tqdm=True)
+        wire = ImageWire()
+        conversations = [wire.messages(r.messages) if has_images(r.messages) else list(r.messages) for r in ordered]
+        outputs = llm.chat(conversations, sampling, use_tqdm=True)
         per_request = (time.perf_counter() - t0) / len(ordered)
         for r, p, out in zip(ordered, all_params, outputs):
             c = out.outputs[0]

@@ -2,7 +2,8 @@
 
 It answers `POST /v1/chat/completions` (also `/chat/completions`) deterministically: the answer to a
 request is `responses[last user message]` when that mapping has it, else `"ECHO: " + last user message`.
-It returns `usage` (whitespace token counts) and, when asked (`logprobs: true`, `top_logprobs: k`),
+Image content parts (`image_url` with a base64 data URL) are decoded and kept in `images` (a malformed
+one is answered 400). It returns `usage` (whitespace token counts) and, when asked (`logprobs: true`, `top_logprobs: k`),
 per-token logprobs. `GET /v1/models` and `GET /health` answer too.
 
 Requests are identified by their last user message (the "key"). The server counts requests, requests in
@@ -55,6 +56,29 @@ def last_user_message(messages: list[dict]) -> str:
                 return "".join(p.get("text", "") for p in content if isinstance(p, dict))
             return str(content or "")
     return ""
+
+
+def image_parts(messages: list[dict]) -> list[bytes]:
+    """The bytes of every `image_url` content part (base64 data URLs, as vision servers accept them);
+    ValueError for a part that is not one."""
+    import base64
+    import binascii
+
+    out = []
+    for m in messages or []:
+        content = m.get("content")
+        for p in content if isinstance(content, list) else []:
+            if not isinstance(p, dict) or p.get("type") != "image_url":
+                continue
+            url = str((p.get("image_url") or {}).get("url") or "")
+            head, sep, payload = url.partition(",")
+            if not sep or not head.startswith("data:image/") or not head.endswith(";base64"):
+                raise ValueError(f"image_url is not a base64 data URL: {url[:40]!r}")
+            try:
+                out.append(base64.b64decode(payload, validate=True))
+            except binascii.Error as e:
+                raise ValueError(f"image_url has bad base64: {e}") from None
+    return out
 
 
 def default_answer(key: str) -> str:
@@ -119,6 +143,7 @@ class FakeOpenAIServer:
             self.faults: dict[str, int] = {}
             self.events: list[tuple[float, str, int, str]] = []  # (time, key, attempt, outcome)
             self.authorizations: set[str] = set()  # Authorization headers seen
+            self.images: list[tuple[str, bytes]] = []  # (key, decoded bytes) of each image part received
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
@@ -257,7 +282,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         fake = self.fake
         key = last_user_message(body.get("messages") or [])
+        try:
+            images = image_parts(body.get("messages") or [])
+        except ValueError as e:  # as a vision server would: a malformed image is the client's error
+            self._send_json(400, {"error": {"message": str(e), "type": "invalid_request_error"}})
+            return
         with fake._lock:
+            fake.images.extend((key, data) for data in images)
             fake.requests += 1
             fake.authorizations.add(self.headers.get("Authorization", ""))
             attempt = fake.attempts.get(key, 0) + 1

@@ -1,13 +1,16 @@
 """One domain's NL, read and validated from the seeds: the phrasings of every question family of the build
 (seeds/nl_templates.csv), the value meaning and report sentences (seeds/nl_table_meanings.csv), how
-attributes are said (seeds/domain_attributes.csv)."""
+attributes and their values are said (seeds/domain_attributes.csv: spoken_name, value_phrase,
+qualifier_phrase; see value_phrases.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from .template_syntax import MEANINGS_FILE, SEED_FILE, seed_row_error, parse_template
 from .types import NLTemplateError
+from .word_lists import or_list
+from .value_phrases import check_template_phrases, read_phrase
 
 
 def display_name(attr: str) -> str:
@@ -23,11 +26,26 @@ class DomainNL:
     templates: dict  # NL template_id -> tuple[ParsedTemplate, ...] (ordered by phrasing)
     attribute_codes: dict  # attribute name -> (code, level)
     spoken: dict = field(default_factory=dict)  # attribute name -> how a person says it (domain_attributes)
+    value_phrases: dict = field(default_factory=dict)  # attribute name -> ValuePhrase: its values with their head noun
+    qualifiers: dict = field(default_factory=dict)  # attribute name -> ValuePhrase said after a shared head noun
     # render plans of its templates, filled by rendering.py on first use: (template_id, phrasing, text) -> plan
     render_plans: dict = field(default_factory=dict, compare=False, repr=False)
 
     def say(self, attr: str) -> str:
         return self.spoken.get(attr) or display_name(attr)
+
+    def say_values(self, attr: str, values: Sequence[str]) -> str:
+        """The values of one condition as the question says them: an "or" list inside the attribute's
+        value phrase ("Urban or Rural areas", "the Autumn term")."""
+        listed = values[0] if len(values) == 1 else or_list(values)
+        phrase = self.value_phrases.get(attr)
+        return phrase.fill(listed) if phrase else listed
+
+    def qualify(self, attr: str, values: Sequence[str]) -> Optional[str]:
+        """The values said after the head noun they share with another condition ("of type Hotel or
+        Office"), or None when the attribute has no qualifier phrase."""
+        phrase = self.qualifiers.get(attr)
+        return phrase.fill(values[0] if len(values) == 1 else or_list(values)) if phrase else None
 
     def phrasings(self, template_id: int) -> tuple:
         return self.templates.get(template_id, ())
@@ -52,11 +70,19 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
     attrs = attributes_df[attributes_df["domain"] == domain]
     codes = {}
     spoken = {}
-    for r in attrs.itertuples(index=False):
-        codes[str(r.attribute_name)] = (str(r.code), int(r.level))
-        said = getattr(r, "spoken_name", None)
+    value_phrases: dict = {}
+    qualifiers: dict = {}
+    for idx, r in attrs.iterrows():
+        name = str(r["attribute_name"])
+        codes[name] = (str(r["code"]), int(r["level"]))
+        said = r.get("spoken_name")
         if isinstance(said, str) and said.strip():
-            spoken[str(r.attribute_name)] = said.strip()
+            spoken[name] = said.strip()
+        line = (int(idx) + 2) if isinstance(idx, int) else None
+        for column, into in (("value_phrase", value_phrases), ("qualifier_phrase", qualifiers)):
+            phrase = read_phrase(r.get(column), column, domain, name, line)
+            if phrase is not None:
+                into[name] = phrase
     names = set(codes)
 
     def rows_for(df):
@@ -78,8 +104,9 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
         text = str(r["text"])
         if not text.strip():
             raise seed_row_error("empty template text", row)
-        parsed.setdefault(tid, []).append(parse_template(text, names, tid, int(r["phrasing"]), row,
-                                                         requirements=requirements[tid]))
+        template = parse_template(text, names, tid, int(r["phrasing"]), row, requirements=requirements[tid])
+        check_template_phrases(template, codes, value_phrases, qualifiers, row)
+        parsed.setdefault(tid, []).append(template)
     missing = [t for t in sorted(requirements) if t not in parsed]
     if missing:
         raise NLTemplateError(f"{SEED_FILE}: domain={domain!r}, template_name={template_name!r}: "
@@ -96,4 +123,5 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
     if not report or any("REPORTATTR" not in r.reserved for r in report):
         raise seed_row_error("every report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
     return DomainNL(domain, template_name, str(m["value_meaning"]), report,
-                    {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes, spoken)
+                    {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes, spoken,
+                    value_phrases, qualifiers)

@@ -11,29 +11,13 @@ from .domain_nl import DomainNL
 from .query_facts import QueryFacts, Scope, query_facts
 from .template_syntax import SEED_FILE, ParsedTemplate, Token
 from .types import NLTemplateError
+from .value_phrases import placeholder_stacks
+from .word_lists import and_list
 
 _DIRECTION_VARS = {"TOPK", "ORDERBYDESC"}
 AGG_NAMES = {"min": "minimum", "max": "maximum", "sum": "total", "avg": "average"}
 AGG_NAMES_SUP = {"min": "lowest", "max": "highest", "sum": "total", "avg": "average"}
 OP_WORDS = {"<": "lower than", ">": "greater than"}
-
-
-def _word_list(items: Sequence[str], word: str) -> str:
-    """`a`, `a or b`, `a, b, or c` (serial comma), with `word` the conjunction."""
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    if len(items) == 2:
-        return f"{items[0]} {word} {items[1]}"
-    return ", ".join(items[:-1]) + f", {word} " + items[-1]
-
-
-def or_list(items: Sequence[str]) -> str:
-    return _word_list(items, "or")
-
-
-def and_list(items: Sequence[str]) -> str:
-    return _word_list(items, "and")
 
 
 def _plural_count(f: QueryFacts) -> int:
@@ -108,7 +92,7 @@ class _Plan:
     and flags."""
 
     __slots__ = ("items", "run_vars", "has_vars", "keep", "direction", "attrs", "attr_names", "res", "nested",
-                 "const", "eq_links", "n", "multi_attr")
+                 "const", "eq_links", "n", "multi_attr", "stacks")
 
     def __init__(self, tok: Token):
         runs: list[list[int]] = [[0]]
@@ -142,6 +126,8 @@ class _Plan:
         self.attrs = tuple((i, e.text) for i, e in enumerate(elems) if e.kind == "attr")
         self.attr_names = frozenset(e.text for e in elems if e.kind == "attr")
         self.multi_attr = len(self.attrs) > 1
+        # placeholders next to each other (no word between): values stacked before one head noun
+        self.stacks = tuple(tuple((i, elems[i].text) for i in st) for st in placeholder_stacks(elems, tok.links))
         self.res = tuple((i, e.text) for i, e in enumerate(elems) if e.kind == "res")
         self.nested = any(e.kind == "res" and e.text == "NESTED" for e in elems)
         # per run: does a '==' link touch it (a run without placeholders then shows only between present runs)?
@@ -186,6 +172,7 @@ def _template_plan(template: ParsedTemplate, nl: DomainNL) -> _TemplatePlan:
 def _render_token(tok: Token, plan: _Plan, ctx: _Ctx, scope: Scope, later_text: str) -> str:
     vals: list = [None] * plan.n
     any_present = False
+    trailing: list = []
     if plan.attrs:
         conditions = scope.conditions
         codes = ctx.nl.attribute_codes
@@ -193,7 +180,7 @@ def _render_token(tok: Token, plan: _Plan, ctx: _Ctx, scope: Scope, later_text: 
         for i, name in plan.attrs:
             v = conditions.get(name)
             if v:
-                vals[i] = v[0] if len(v) == 1 else or_list(v)
+                vals[i] = ctx.nl.say_values(name, v)
                 any_present = True
                 cl = codes.get(name)
                 if cl is not None:
@@ -210,6 +197,8 @@ def _render_token(tok: Token, plan: _Plan, ctx: _Ctx, scope: Scope, later_text: 
                     if cl is not None and best[cl[0]][1] != i:
                         vals[i] = None  # named through its more specific level
                         ctx.used.add((id(scope), name))
+        if plan.stacks:
+            trailing = _qualify_stacks(plan, vals, ctx, scope)
     for i, name in plan.res:
         v = vals[i] = ctx.reserved(name, scope)
         if v is not None:
@@ -256,7 +245,28 @@ def _render_token(tok: Token, plan: _Plan, ctx: _Ctx, scope: Scope, later_text: 
                     pieces.append(v)
                     if kind == _A:
                         ctx.used.add((id(scope), text))
-    return " ".join(pieces)
+    return " ".join(pieces + trailing)
+
+
+def _qualify_stacks(plan: "_Plan", vals: list, ctx: _Ctx, scope: Scope) -> list:
+    """Values of several attributes stacked before one head noun, one of them a coordinated list: every
+    attribute after the first shown is said after the token with its qualifier phrase ("Private or Mixed
+    projects of type Shopping mall or Hotel"), so each "or" has a clear scope (value_phrases.py)."""
+    out: list = []
+    conditions = scope.conditions
+    codes = ctx.nl.attribute_codes
+    for stack in plan.stacks:
+        shown = [(i, name) for i, name in stack if vals[i] is not None]
+        if len(shown) < 2 or all(len(conditions[name]) < 2 for _, name in shown):
+            continue
+        first = codes.get(shown[0][1], (shown[0][1],))[0]
+        for i, name in shown[1:]:
+            q = ctx.nl.qualify(name, conditions[name]) if codes.get(name, (name,))[0] != first else None
+            if q is not None:
+                vals[i] = None
+                ctx.used.add((id(scope), name))
+                out.append(q)
+    return out
 
 
 _SPACE_PUNCT = re.compile(r"\s+([?.,!;:])")

@@ -22,6 +22,7 @@ def model(dbt, session):
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
             "obfuscation_gap": dbt.ref("analysis_obfuscation_gap").df(),
+            "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
         },
         build_info={
             FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],

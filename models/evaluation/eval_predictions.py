@@ -13,11 +13,16 @@ from generator_py.build_config import stamp
 
 def model(dbt, session):
     dbt.config(materialized="table")
+
+    def table_images():  # read only when an entry asks for images: a build without them needs none built
+        return dbt.ref("benchmark_table_images")
+
     requests = dbt.ref("eval_requests").project("cache_key, inference_mode, kind, prompt_version").df()
 
     def make_inputs():
         inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                            dbt.config.get("eval_models"), dbt.config.get("seed"))
+                                            dbt.config.get("eval_models"), dbt.config.get("seed"),
+                                            images=table_images)
         return inputs.specs, inputs.requests, inputs.benchmark
 
     out = predict_pending(requests, set(), store_path(dbt.config.get("eval_cache_dir")), make_inputs)

@@ -6,6 +6,11 @@ from generator_py.build_config import stamp
 
 def model(dbt, session):
     dbt.config(materialized="table")
+
+    def table_images():  # read only when an entry asks for images: a build without them needs none built
+        return dbt.ref("benchmark_table_images")
+
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        dbt.config.get("eval_models"), dbt.config.get("seed"))
+                                        dbt.config.get("eval_models"), dbt.config.get("seed"),
+                                        images=table_images)
     return stamp(prompts_table(inputs.requests), dbt.ref("stg_build_config"))

@@ -1,4 +1,6 @@
-"""Every registered metric of every request, in both scoring modes, long: one row per request x scoring mode x metric."""
+"""Every registered metric of every request, in both scoring modes, long: one row per request x scoring mode x metric
+(the judge metric only where eval_judgements has a verdict)."""
+from evaluation_py.judge import verdicts
 from evaluation_py.scoring import SCORE_QUESTION_COLUMNS, scores_table
 from generator_py.build_config import stamp
 
@@ -6,5 +8,6 @@ from generator_py.build_config import stamp
 def model(dbt, session):
     dbt.config(materialized="table")
     questions = dbt.ref("benchmark_questions").project(", ".join(SCORE_QUESTION_COLUMNS)).df()
-    out = scores_table(dbt.ref("eval_requests").df(), dbt.ref("eval_predictions").df(), questions)
+    judged = verdicts(dbt.ref("eval_judgements").project("cache_key, judge_score").df())
+    out = scores_table(dbt.ref("eval_requests").df(), dbt.ref("eval_predictions").df(), questions, judged)
     return stamp(out, dbt.ref("stg_build_config"))

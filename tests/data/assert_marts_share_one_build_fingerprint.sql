@@ -15,6 +15,10 @@ with stamps as (
     union all
     select distinct 'benchmark_table_images' as mart, build_fingerprint from {{ ref('benchmark_table_images') }}
     union all
+    select distinct 'benchmark_finetune_splits' as mart, build_fingerprint from {{ ref('benchmark_finetune_splits') }}
+    union all
+    select distinct 'benchmark_finetune_exports' as mart, build_fingerprint from {{ ref('benchmark_finetune_exports') }}
+    union all
     select distinct 'eval_requests' as mart, build_fingerprint from {{ ref('eval_requests') }}
     union all
     select distinct 'eval_prompts' as mart, build_fingerprint from {{ ref('eval_prompts') }}
@@ -36,6 +40,8 @@ with stamps as (
     select distinct 'analysis_scores_by_aggregation_type' as mart, build_fingerprint from {{ ref('analysis_scores_by_aggregation_type') }}
     union all
     select distinct 'analysis_scores_by_table_format' as mart, build_fingerprint from {{ ref('analysis_scores_by_table_format') }}
+    union all
+    select distinct 'analysis_text_vs_image' as mart, build_fingerprint from {{ ref('analysis_text_vs_image') }}
     union all
     select distinct 'analysis_scores_by_source_dataset' as mart, build_fingerprint from {{ ref('analysis_scores_by_source_dataset') }}
     union all

@@ -31,7 +31,8 @@ def test_property_regression_of_gemma_uses_all_real_questions_and_tables(release
         where model_name = 'gemma' and dropped_reason is null""")
     assert rows, "no estimated regression rows for gemma"
     assert {kind for kind, *_ in rows} == {"table", "question"}
-    assert {metric for _, metric, *_ in rows} == {"precision", "recall", "f1", "cc"}  # every registered metric
+    assert {metric for _, metric, *_ in rows} == {"precision", "recall", "f1", "cc", "exact_match", "rouge_l",
+                                                  "bleu"}  # every metric scored (no judge in this build)
     assert {(n_q, n_t) for _, _, n_q, n_t in rows} == {(194, 38)}
 
 
@@ -43,8 +44,9 @@ def test_breakdowns_are_long_with_every_metric_and_agree_with_eval_summary(relea
         join eval_summary s using (model_name, inference_mode, scoring_mode, metric, source, dataset)
         where b.model_name = 'gemma' and s.level = 'dataset' and s.table_format = 'html'""")
     assert {(mode, metric) for mode, metric, *_ in rows} == {
-        (mode, metric) for mode in ("strict", "paper") for metric in ("precision", "recall", "f1", "cc")}
-    assert len(rows) == 2 * 4 * 4  # scoring modes x metrics x the sample's datasets
+        (mode, metric) for mode in ("strict", "paper")
+        for metric in ("precision", "recall", "f1", "cc", "exact_match", "rouge_l", "bleu")}
+    assert len(rows) == 2 * 7 * 4  # scoring modes x metrics x the sample's datasets
     for *key, ours, theirs, n, n_summary in rows:
         assert ours == pytest.approx(theirs, abs=1e-12) and n == n_summary, key
 

@@ -41,7 +41,8 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
     assert {(lvl, mode) for lvl, mode, *_ in oracle} == {
         (lvl, mode) for lvl in ("overall", "source", "dataset", "template") for mode in ("strict", "paper")}
     for level, mode, metric_names, values in oracle:
-        assert metric_names == ["cc", "f1", "precision", "recall"] and values == [1.0], (level, mode, values)
+        assert metric_names == ["bleu", "cc", "exact_match", "f1", "precision", "recall", "rouge_l"] and values == [1.0], (
+            level, mode, values)
 
     templates = {t for (t,) in query(project, "select distinct template_id from benchmark_questions")}
     for mode in ("strict", "paper"):
@@ -206,7 +207,7 @@ def test_replay_of_release_responses_reproduces_published_scores(release_build):
                              and level = 'overall' and metric = 'f1' order by scoring_mode""") == [("paper", 14), ("strict", 14)]
     # every registered metric of every prediction, in both scoring modes; the requests carry their inference mode
     assert query(project, """select count(*), count(distinct metric), list(distinct inference_mode)
-                             from eval_scores where model_name = 'gemma'""") == [(194 * 2 * 4, 4, ["direct"])]
+                             from eval_scores where model_name = 'gemma'""") == [(194 * 2 * 7, 7, ["direct"])]
 
 
 # ---------------------------------------------------------------------------------------------- sampling

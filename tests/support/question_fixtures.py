@@ -16,6 +16,8 @@ ATTRS = pd.DataFrame(
      ("toy", "Severity", "independent", 1, "Severity"), ("toy", "Place", "hierarchical", 1, "Country"),
      ("toy", "Place", "hierarchical", 2, "City")],
     columns=["domain", "code", "kind", "level", "attribute_name"])
+# Event stands after Severity before one noun (of__$Severity__$Event__accidents): said after it when coordinated
+ATTRS["qualifier_phrase"] = ATTRS["attribute_name"].map({"Event": "of type {value}"}).fillna("")
 
 TEMPLATES = {
     1: ["What is the number of_((accidents)) of__$Severity__$Event__accidents in__$Country__$City involving_$Gender_casualties in__$Quarter==of==$Year ?",

@@ -252,3 +252,19 @@ def test_report_composition_table_names_properties_readably(inputs):
     named = comp[comp.facet.isin(["property", "question_property", "property_combination"])]
     assert len(named) and not named.key.str.contains("_").any()
     assert "Multi Level Column" in set(named.key)
+
+
+def test_report_has_a_judge_agreement_section_when_given(inputs):
+    from evaluation_py.analysis.judge_agreement import judge_agreement
+    from evaluation_py.analysis.report_build import report_tables
+
+    t, q, s = inputs
+    cc = s[(s.scoring_mode == "strict") & (s.metric == "cc")].drop_duplicates("cache_key")
+    judgements = cc[["model_name", "inference_mode", "cache_key"]].assign(
+        judge_name="j", judge_correct=pd.array(cc.value.to_numpy() == 1.0, dtype="boolean"))  # a judge agreeing with cc
+    frames = {**_frames(t, q, s), "judge_agreement": judge_agreement(judgements, cc).assign(build_fingerprint="fp")}
+    shown, caption = report_tables(frames)["judge agreement"]
+    assert "cohen_kappa" in shown.columns and "build_fingerprint" not in shown.columns and "kappa" in caption
+    assert len(shown) == cc.groupby(["model_name", "inference_mode"]).ngroups
+    assert (shown.n_judge_correct_cc_incorrect == 0).all() and (shown.n_judge_incorrect_cc_correct == 0).all()
+    assert "judge agreement" not in report_tables(_frames(t, q, s))

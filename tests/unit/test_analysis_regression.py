@@ -283,5 +283,5 @@ def test_every_registered_metric_is_fitted_and_more_metrics_change_none():
                               include_logit=True)
     pd.testing.assert_frame_equal(every[every.metric.isin(["f1", "cc"])].reset_index(drop=True), two,
                                   check_exact=True)
-    with pytest.raises(ValueError, match="unknown metrics \\['bleu'\\]"):
-        property_regression(scores, tables, questions, metric_modes={"bleu": "strict"})
+    with pytest.raises(ValueError, match="unknown metrics \\['meteor'\\]"):
+        property_regression(scores, tables, questions, metric_modes={"meteor": "strict"})

@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from generator_py.questions import NLTemplateError, load_domain_nl, parse_template, render_question, spec_to_ast
-from generator_py.questions.rendering import and_list, or_list
+from generator_py.questions.word_lists import and_list, or_list
 
 
 def spec(filters, select=None, **kw):

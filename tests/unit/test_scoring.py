@@ -454,12 +454,12 @@ def test_cli_by_other_key_and_id_key(capsys, tmp_path):
     out = json.loads(_call_cli(capsys, str(p), "--by", "model", "--scoring-mode", "paper").stdout)
     assert (out["n"], out["left_out"], out["unanswered"], out["f1"]) == (3, 2, 2, 1.0)
     assert out["groups"]["m1"] == {"n": 2, "left_out": 1, "unanswered": 1, "precision": 1.0, "recall": 1.0,
-                                   "f1": 1.0, "cc": 1.0}
+                                   "f1": 1.0, "cc": 1.0, "exact_match": 1.0, "rouge_l": 1.0, "bleu": 1.0}
     assert out["groups"]["m2"]["f1"] is None
     out = json.loads(_call_cli(capsys, str(p), "--by", "dataset").stdout)
     assert out["scoring_mode"] == "strict" and set(out["groups"]) == {"a", "b"}
     assert out["groups"]["b"] == {"n": 2, "left_out": 0, "unanswered": 2, "precision": 0.0, "recall": 0.0,
-                                  "f1": 0.0, "cc": 0.0}
+                                  "f1": 0.0, "cc": 0.0, "exact_match": 0.0, "rouge_l": 0.0, "bleu": 0.0}
 
 
 def test_cli_by_dataset_groups_synthetic_ids_by_domain(capsys, tmp_path):

@@ -44,8 +44,8 @@ def test_registry_order_and_errors():
         metrics.register("f1", metrics.f1, "again")
     with pytest.raises(ValueError, match="identifier"):
         metrics.register("f 1", metrics.f1, "a space")
-    with pytest.raises(KeyError, match="unknown metric 'bleu'"):
-        metrics.get("bleu")
+    with pytest.raises(KeyError, match="unknown metric 'meteor'"):
+        metrics.get("meteor")
 
 
 # ---------------------------------------------------------------- extraction filters
@@ -118,7 +118,7 @@ def test_eval_scores_is_one_row_per_request_scoring_mode_and_metric():
     scores = scores_table(requests, predictions, questions[["question_id", "source", "dataset", "template_id",
                                                               "answer_gt"]])
     assert list(scores.columns) == SCORE_COLUMNS
-    assert len(scores) == len(requests) * 2 * len(metrics.names())
+    assert len(scores) == len(requests) * 2 * len(metrics.scored_names())
     assert not scores.duplicated(["cache_key", "scoring_mode", "metric"]).any()
     assert set(scores.inference_mode) == {"direct"}  # requests without the column are direct
     # the long rows hold what score_one gives for the same response
@@ -191,7 +191,7 @@ def _eval_summary(scores: pd.DataFrame) -> pd.DataFrame:
 def test_toy_metric_and_filter_flow_through_scores_summary_breakdown_and_regression(toys, tmp_path):
     tables, questions, requests, predictions = _inputs(inference_mode="toy_mode")
     scores = scores_table(requests, predictions, questions)
-    assert set(scores.metric) == {*HCTQA_METRICS, "exact_set", "n_values_read"}
+    assert set(scores.metric) == {*HCTQA_METRICS, "exact_match", "rouge_l", "bleu", "exact_set", "n_values_read"}
     assert set(scores.inference_mode) == {"toy_mode"}
     # the toy filter read the last line; the direct reading keeps the reasoning, which paper mode cannot match
     def paper_f1(s):

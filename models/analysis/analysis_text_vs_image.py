@@ -1,0 +1,9 @@
+"""Text versus image per model (RQ10): see evaluation_py.analysis.modality.text_vs_image."""
+from evaluation_py.analysis.modality import text_vs_image
+from generator_py.build_config import stamp
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    out = text_vs_image(dbt.ref("analysis_scores_by_table_format").df())
+    return stamp(out, dbt.ref("stg_build_config"))

