@@ -113,6 +113,9 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
                 or any(v not in VARIANTS for v in variants)):
             raise ValueError(f"{where}: key `variants` {variants!r} must be a non-empty list of distinct variants "
                              f"among {', '.join(VARIANTS)}")
+        if "obfuscated" in variants and "image" in formats:
+            raise ValueError(f"{where}: key `variants`: the obfuscated twins have no images (benchmark_table_images "
+                             "draws the originals only); ask them in a text format")
         modes = entry.get("modes", ["direct"])
         modes = [modes] if isinstance(modes, str) else modes
         if not isinstance(modes, list) or not modes or len(set(map(str, modes))) != len(modes):

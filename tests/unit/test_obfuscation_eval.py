@@ -31,6 +31,12 @@ def test_variants_default_to_the_originals_and_are_checked():
             _spec(variants=bad)
 
 
+def test_obfuscated_twins_are_not_asked_as_images():
+    with pytest.raises(ValueError, match="obfuscated twins have no images"):
+        _spec(formats=["html", "image"], variants=["original", "obfuscated"])
+    assert _spec(formats=["html", "image"]).variants == ("original",)
+
+
 def test_the_sample_is_drawn_from_the_originals_and_twins_come_with_it():
     q = _questions()
     plain = select_questions(_spec(sample=10), q, 42)
