@@ -28,6 +28,7 @@ class EvalInputs:
 
 # The columns of the marts that requests are built from (reading only these saves most of the load time).
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
+VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has them (issue 14 §3)
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
 QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
@@ -65,13 +66,15 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
 def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
                                images=None) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
+    present = list(questions.columns)  # a DataFrame or a DuckDB relation
+    question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
     # the questions' own table views (naming families), where the mart has them
-    own = [c for c in QUESTION_RENDERING_COLUMNS if c in list(questions.columns)]
+    question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS if c in present)
     # `images`: a function giving the relation (called only for image entries), or the relation itself
     def image_rows():
         return _columns(images() if callable(images) else images, IMAGE_INPUT_COLUMNS)
 
-    return eval_inputs(_columns(questions, QUESTION_INPUT_COLUMNS + tuple(own)), _columns(tables, TABLE_INPUT_COLUMNS),
+    return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
                        eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None)
 
 

@@ -18,8 +18,11 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes", "sandbox", "max_turns"})
+                         "modes", "sandbox", "max_turns", "variants"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
+# `variants`: which variants of the benchmark's questions an entry answers (issue 14 §3); the sample is drawn
+# from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
+VARIANTS = ("original", "obfuscated")
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.
@@ -46,6 +49,7 @@ class ModelSpec:
     sandbox: str = "bubblewrap"  # where pot / icot code runs: bubblewrap, or the weaker rlimits (opt-in)
     max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
     choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
+    variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -109,6 +113,15 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
         sample = entry.get("sample")
         if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
             raise ValueError(f"{where}: sample {sample!r} must be a positive number of questions")
+        variants = entry.get("variants", ["original"])
+        variants = [variants] if isinstance(variants, str) else variants
+        if (not isinstance(variants, list) or not variants or len(set(map(str, variants))) != len(variants)
+                or any(v not in VARIANTS for v in variants)):
+            raise ValueError(f"{where}: key `variants` {variants!r} must be a non-empty list of distinct variants "
+                             f"among {', '.join(VARIANTS)}")
+        if "obfuscated" in variants and "image" in formats:
+            raise ValueError(f"{where}: key `variants`: the obfuscated twins have no images (benchmark_table_images "
+                             "draws the originals only); ask them in a text format")
         modes = entry.get("modes", ["direct"])
         modes = [modes] if isinstance(modes, str) else modes
         if not isinstance(modes, list) or not modes or len(set(map(str, modes))) != len(modes):
@@ -143,7 +156,7 @@ def parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
-                               choice_items=choice_items))
+                               choice_items=choice_items, variants=tuple(variants)))
     return specs
 
 

@@ -34,11 +34,18 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
     from generator_py.rng import stable_int
 
     q = questions
+    # the sample is drawn from the originals; `variants` then picks the originals and/or their twins
+    has_variants = "variant" in q.columns
+    if has_variants:
+        q = q[q["variant"] == "original"]
     if spec.sources:
         q = q[q["source"].isin(spec.sources)]
     if spec.sample is not None and len(q) > spec.sample:
         order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
+    if has_variants and spec.variants != ("original",):
+        q = questions[questions["original_question_id"].isin(set(q["question_id"]))
+                      & questions["variant"].isin(spec.variants)]
     return q.sort_values(["table_id", "question_id"])
 
 

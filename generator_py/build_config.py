@@ -32,6 +32,7 @@ def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = 
         "question_variety": variety_var(raw.get("question_variety")),
         "question_suites": list(question_suites_var(raw.get("question_suites"))),
         "cross_check": bool_var("cross_check", raw.get("cross_check"), False),
+        "obfuscated_variants": bool_var("obfuscated_variants", raw.get("obfuscated_variants"), True),
         "max_failed_request_share": share_var("max_failed_request_share", raw.get("max_failed_request_share"),
                                               DEFAULT_MAX_FAILED_SHARE),
     }
@@ -70,6 +71,8 @@ def build_fingerprint(checked: Mapping[str, Any], input_digests: Mapping[str, Op
     suites = checked.get("question_suites") or ["hctqa"]
     if list(suites) != ["hctqa"]:
         shaping["question_suites"] = list(suites)
+    if not checked.get("obfuscated_variants", True):  # only when off: a default build keeps its fingerprint
+        shaping["obfuscated_variants"] = False
     canonical = json.dumps(shaping, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -19,6 +19,10 @@ def _questions_per_table(tables: pd.DataFrame, questions: pd.DataFrame) -> pd.Se
     return counts.reindex(tables["table_id"]).fillna(0).astype("int64").set_axis(tables.index)
 
 
+def _originals(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["variant"] == "original"] if "variant" in frame.columns else frame
+
+
 def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_combinations: int = 30,
                           include_question_properties: bool = False) -> pd.DataFrame:
     """Counts per facet: 'domain' (dataset, sorted by n_tables), 'template' (template_id),
@@ -30,6 +34,8 @@ def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_com
     'question_property' counts the questions having each question property.
 
     Columns: facet, key, n_tables, n_questions."""
+    # originals only: an obfuscated twin (issue 14 §3) would count its table and questions twice
+    tables, questions = _originals(tables), _originals(questions)
     tables = tables.drop_duplicates("table_id")
     qpt = _questions_per_table(tables, questions)
     rows: list[dict] = []

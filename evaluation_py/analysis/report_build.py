@@ -114,6 +114,14 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
     from .mode_plots import mode_figures
 
     figs.extend(mode_figures(frames, fig_dir, mode))
+    # obfuscation (issue 14 §3): shown when a model answered both variants
+    gap = frames.get("obfuscation_gap")
+    if gap is not None and len(gap):
+        from .obfuscation_gap import CAPTION, plot_obfuscation_gap
+
+        path = plot_obfuscation_gap(gap, fig_dir, "f1", mode)
+        if path:
+            figs.append((path, CAPTION.format(metric="F1", mode=mode)))
     comp = frames["composition"]
     for facet in pd.unique(comp["facet"]):
         figs.append((plots.plot_composition(comp, fig_dir, facet),
@@ -189,6 +197,12 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
                                   "Counts of tables and questions per facet; a property combination lists the "
                                   "main properties its tables have."),
     }
+    gap = frames.get("obfuscation_gap")  # issue 14 §3: only when a model answered both variants
+    if gap is not None and len(gap):
+        shown["obfuscation gap"] = (gap.drop(columns=[c for c in ("build_fingerprint",) if c in gap.columns]),
+                                    "Mean of each metric over the question pairs scored in both variants, on "
+                                    "the originals and on their text-obfuscated twins; gap = original - "
+                                    "obfuscated (the paper's RQ3 reports about 5 F1 points on average).")
     if "judge_agreement" in frames:  # the LLM judge against cc (evaluation_py.analysis.judge_agreement)
         shown["judge agreement"] = (frames["judge_agreement"].drop(columns=["build_fingerprint"], errors="ignore"),
                                     "The LLM judge's correct / incorrect against strict complete containment (cc) "

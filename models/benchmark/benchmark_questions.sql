@@ -1,10 +1,20 @@
 -- The benchmark's questions (contract in docs/contracts.md): (table, question, answer, metadata).
 with instances as (
-    select * from {{ ref('int_question_instances') }}
+    select *, 'original' as variant, question_id as original_question_id from {{ ref('int_question_instances') }}
+    {% if var('obfuscated_variants', true) %}
+    union all by name
+    -- the obfuscated variant: mapped question, SQL and spec; its answers computed on the obfuscated table
+    select * exclude (original_table_id), 'obfuscated' as variant
+    from {{ ref('int_obfuscated_question_instances') }}
+    {% endif %}
 ),
 
 answers as (
     select * from {{ ref('int_question_answers') }}
+    {% if var('obfuscated_variants', true) %}
+    union all
+    select * from {{ ref('int_obfuscated_question_answers') }}
+    {% endif %}
 ),
 
 tables as (
@@ -29,10 +39,11 @@ answer_text as (
 
 synthetic as (
     select
-        i.question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
+        i.question_id, i.variant, i.original_question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
         i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
-        i.* exclude (question_id, table_id, template_id, family, family_variant, phrasing, question, sql, spec_json, py_answer_json, kind),
+        i.* exclude (question_id, variant, original_question_id, table_id, template_id, family, family_variant, phrasing,
+                     question, sql, spec_json, py_answer_json, kind),
         r.* exclude (question_id),
         i.spec_json
     from instances as i
@@ -43,7 +54,8 @@ synthetic as (
 
 real_questions as (
     -- the release's questions belong to HCT-QA and are answered by values
-    select *, 'hctqa' as suite, 'values' as answer_type, false as hides_caption
+    select *, 'original' as variant, question_id as original_question_id,
+        'hctqa' as suite, 'values' as answer_type, false as hides_caption
     from {{ ref('stg_real_questions') }}
 ),
 

@@ -1,7 +1,12 @@
 -- The benchmark's tables (contract in docs/contracts.md): one row per HCT with its renderings,
 -- shape figures and the 23 table-property flags.
 with instances as (
-    select * from {{ ref('int_table_instances') }}
+    select *, 'original' as variant, table_id as original_table_id from {{ ref('int_table_instances') }}
+    {% if var('obfuscated_variants', true) %}
+    union all by name
+    -- the obfuscated variant: its own title, renderings and relational CSV; layout, shape and flags its original's
+    select *, 'obfuscated' as variant from {{ ref('int_obfuscated_table_instances') }}
+    {% endif %}
 ),
 
 renderings as (
@@ -15,6 +20,10 @@ properties as (
 
 relational as (
     select * from {{ ref('int_relational_csv') }}
+    {% if var('obfuscated_variants', true) %}
+    union all
+    select * from {{ ref('int_obfuscated_relational_csv') }}
+    {% endif %}
 ),
 
 value_cells as (
@@ -29,6 +38,8 @@ value_cells as (
 synthetic as (
     select
         i.table_id,
+        i.variant,
+        i.original_table_id,
         'synthetic' as source,
         i.domain as dataset,
         i.template_name,
@@ -47,13 +58,13 @@ synthetic as (
         p.* exclude (table_id)
     from instances as i
     inner join renderings as r using (table_id)
-    inner join properties as p using (table_id)
+    inner join properties as p on p.table_id = i.original_table_id
     inner join relational as rel using (table_id)
-    inner join value_cells as v using (table_id)
+    inner join value_cells as v on v.table_id = i.original_table_id
 ),
 
 real_tables as (
-    select t.*, r.* exclude (table_id, n_rows, n_columns)
+    select t.*, 'original' as variant, t.table_id as original_table_id, r.* exclude (table_id, n_rows, n_columns)
     from {{ ref('stg_real_tables') }} as t
     inner join renderings as r using (table_id)
 ),

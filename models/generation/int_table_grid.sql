@@ -35,6 +35,11 @@ final as (
     select * from synthetic
     union all
     select * from real
+    {% if var('obfuscated_variants', true) %}
+    union all
+    -- the obfuscated variant of each synthetic table (models/generation/obfuscation): its cells, words mapped
+    select * from {{ ref('int_obfuscated_table_grid') }}
+    {% endif %}
 )
 
 select * from final

@@ -19,6 +19,7 @@ def model(dbt, session):
         "question_variety": dbt.config.get("question_variety"),
         "question_suites": dbt.config.get("question_suites"),
         "cross_check": dbt.config.get("cross_check"),
+        "obfuscated_variants": dbt.config.get("obfuscated_variants"),
         "max_failed_request_share": dbt.config.get("max_failed_request_share"),
         "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
         "eval_cache_dir": dbt.config.get("eval_cache_dir"),

@@ -8,7 +8,7 @@ with items as (
 questions_without_item as (
     select q.question_id as missing, 'b_tis' as subset
     from {{ ref('benchmark_questions') }} as q
-    where q.source = 'synthetic' and q.template_id between 1 and 13
+    where q.source = 'synthetic' and q.variant = 'original' and q.template_id between 1 and 13
       and q.question_id not in (select source_question_id from items where subset = 'b_tis')
 ),
 
@@ -17,7 +17,7 @@ expected_probes as (
     from {{ ref('benchmark_tables') }} as t
     cross join (values ('tsu_pcl'), ('tsu_prl'), ('tsu_pll'), ('tsu_rcl'), ('tsu_rrl'), ('tsu_rll')) as p(subset)
     cross join (values ('original'), ('letters'), ('numbers')) as v(content_variant)
-    where t.source = 'synthetic'
+    where t.source = 'synthetic' and t.variant = 'original'  -- no choice items of obfuscated tables
 ),
 
 probes_missing as (

@@ -50,6 +50,8 @@ with stamps as (
     select distinct 'analysis_benchmark_composition' as mart, build_fingerprint from {{ ref('analysis_benchmark_composition') }}
     union all
     select distinct 'analysis_report' as mart, build_fingerprint from {{ ref('analysis_report') }}
+    union all
+    select distinct 'analysis_obfuscation_gap' as mart, build_fingerprint from {{ ref('analysis_obfuscation_gap') }}
 )
 
 select s.mart, s.build_fingerprint, c.build_fingerprint as expected

@@ -55,7 +55,7 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
     (n_overall,) = query(project, """
         select n from eval_summary where model_name = 'header_match' and level = 'overall' and scoring_mode = 'strict'
         and metric = 'f1'""")[0]
-    (n_questions,) = query(project, "select count(*) from benchmark_questions")[0]
+    (n_questions,) = query(project, "select count(*) from benchmark_questions where variant = 'original'")[0]
     assert n_overall == min(3000, n_questions)
 
 

@@ -31,13 +31,15 @@ def test_new_domain_from_seed_rows_only(tmp_path):
     # the whole pipeline with its data tests: tables, questions, answers, cross-check, baselines
     run_dbt(project, "build", "--vars", "{domains: [museums], cross_check: true}")
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    n, domains = con.execute("select count(*), list(distinct dataset) from benchmark_tables").fetchone()
+    n, domains = con.execute("select count(*), list(distinct dataset) from benchmark_tables "
+                             "where variant = 'original'").fetchone()
     assert domains == ["museums"]
     assert n == 6 * 2  # 6 valid option combinations x replica 2
     html = con.execute("select html from benchmark_tables limit 1").fetchone()[0]
     assert "Number of museum visitors" in html
     n_questions, n_templates = con.execute(
-        "select count(*), count(distinct template_id) from benchmark_questions where dataset = 'museums'").fetchone()
+        "select count(*), count(distinct template_id) from benchmark_questions where dataset = 'museums' "
+        "and variant = 'original'").fetchone()
     assert n_questions >= 12 * 13 and n_templates >= 14
     assert con.execute("select bool_and(agrees) from intermediate.int_answer_cross_check").fetchone()[0]
 
@@ -57,4 +59,4 @@ def test_bad_seed_fails_the_build_and_keeps_what_was_built(tmp_path):
     assert f"seeds/table_templates.csv line {bad_line}" in proc.stdout
     assert "unknown agg function 'median'" in proc.stdout
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    assert con.execute("select count(*) from benchmark_tables").fetchone()[0] == 12
+    assert con.execute("select count(*) from benchmark_tables where variant = 'original'").fetchone()[0] == 12

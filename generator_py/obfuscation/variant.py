@@ -1,0 +1,202 @@
+"""The obfuscated variant of built synthetic tables and questions, frame by frame: the same rows, cells and
+questions as the originals with their words mapped (words.py), under ids of their own
+(`<table_id>--obf`, `<table_id>--obf--<family>`). The layout, the numbers and the question's query stay."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Callable, Iterable, Mapping, Optional
+
+import numpy as np
+import pandas as pd
+import sqlglot
+from sqlglot import exp
+
+from .words import WordMap, words_of
+
+OBFUSCATED_SUFFIX = "--obf"
+VALUE_COLUMN = "Value"
+
+
+def obfuscated_table_id(table_id: str) -> str:
+    return table_id + OBFUSCATED_SUFFIX
+
+
+def obfuscated_question_id(question_id: str, table_id: str) -> str:
+    """`{table_id}--q01` -> `{table_id}--obf--q01`: the contract's `{table_id}--{family}` form still holds."""
+    if not question_id.startswith(table_id + "--"):
+        raise ValueError(f"question {question_id!r}: its id does not start with its table id {table_id!r}")
+    return obfuscated_table_id(table_id) + question_id[len(table_id):]
+
+
+def _is_missing(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
+
+
+def _map_list(values, fn: Callable) -> Optional[list]:
+    if _is_missing(values):
+        return None
+    return [fn(v) for v in values]
+
+
+def _list_mapper(fn: Callable) -> Callable:
+    """`_map_list` with `fn`, each distinct list mapped once (a table's attribute list repeats on every row)."""
+    memo: dict = {}
+
+    def mapped(values):
+        if _is_missing(values):
+            return None
+        key = tuple(values)
+        out = memo.get(key)
+        if out is None:
+            out = memo[key] = [None if _is_missing(v) else fn(v) for v in key]
+        return list(out)
+
+    return mapped
+
+
+def table_words(attributes: Iterable[str], labels: Iterable[Optional[str]], value_name: str,
+                spoken: Mapping[str, str]) -> frozenset:
+    """The content words a question on this table may have to obfuscate: its attribute names (and how they
+    are said), its labels and its value name. Only these are replaced in its question text, so a template's
+    own words stay unless the table shares them."""
+    attributes = list(attributes)
+    texts = attributes + [spoken.get(a, "") for a in attributes] + [x for x in labels if x] + [value_name]
+    return frozenset(w for t in texts for w in words_of(t))
+
+
+def obfuscate_relational_rows(rows: pd.DataFrame, words: WordMap) -> pd.DataFrame:
+    """int_relational_rows of the variant: attribute names and labels mapped, numbers and positions kept."""
+    out = rows.copy()
+    out.insert(1, "original_table_id", out["table_id"])
+    out["table_id"] = [obfuscated_table_id(t) for t in out["table_id"]]
+    mapped = _list_mapper(words.obfuscate)
+    for column in ("row_attributes", "row_labels", "row_path", "col_attributes", "col_labels", "col_path"):
+        out[column] = [mapped(v) for v in out[column]]
+    return out
+
+
+def obfuscate_instances(instances: pd.DataFrame, words: WordMap) -> pd.DataFrame:
+    """int_table_instances of the variant: the value name and attribute names mapped; codes (internal) and
+    layout settings kept."""
+    out = instances.copy()
+    out.insert(1, "original_table_id", out["table_id"])
+    out["table_id"] = [obfuscated_table_id(t) for t in out["table_id"]]
+    out["value_name"] = [words.obfuscate(v) for v in out["value_name"]]
+    for column in ("row_attributes", "col_attributes"):
+        out[column] = [_map_list(v, words.obfuscate) for v in out[column]]
+    return out
+
+
+def obfuscate_grid(cells: pd.DataFrame, words: WordMap) -> pd.DataFrame:
+    """Synthetic cells of int_table_grid for the variant: texts, caption and group labels mapped."""
+    out = cells.copy()
+    out["table_id"] = [obfuscated_table_id(t) for t in out["table_id"]]
+    cache: dict = {}
+
+    def mapped(text):
+        if _is_missing(text):
+            return text
+        v = cache.get(text)
+        if v is None:
+            v = cache[text] = words.obfuscate(text)
+        return v
+
+    out["text"] = [mapped(t) for t in out["text"]]
+    out["caption"] = [mapped(t) for t in out["caption"]]
+    lists = _list_mapper(mapped)
+    for column in ("row_group", "col_group"):
+        out[column] = [lists(v) for v in out[column]]
+    return out
+
+
+# in the question SQL (sqlglot's output): a string literal, a quoted identifier, or a bare word
+_SQL_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|\b[A-Za-z_][A-Za-z0-9_]*\b")
+
+
+def obfuscate_sql(sql: str, fn: Callable[[str], str], names: Iterable[str]) -> str:
+    """The question's SQL with the column names in `names` (the table's attributes) and every string literal
+    mapped by `fn`; `T`, `Value`, keywords, numbers and the query's shape kept. A token pass, not a re-parse:
+    sqlglot wrote these statements, and the round-trip data test runs every mapped one."""
+    names = frozenset(names) - {VALUE_COLUMN}
+
+    def one(m: re.Match) -> str:
+        tok = m.group(0)
+        if tok[0] == "'":
+            return "'" + fn(tok[1:-1].replace("''", "'")).replace("'", "''") + "'"
+        if tok[0] == '"':
+            name = tok[1:-1].replace('""', '"')
+            return '"' + fn(name).replace('"', '""') + '"' if name in names else tok
+        return fn(tok) if tok in names else tok
+
+    return _SQL_TOKEN.sub(one, sql)
+
+
+def obfuscate_sql_ast(sql: str, fn: Callable[[str], str]) -> str:
+    """The same through sqlglot's AST (every column but `Value`): the slow reference the unit tests compare to."""
+    tree = sqlglot.parse_one(sql, read="duckdb")
+
+    def visit(node):
+        if isinstance(node, exp.Column) and node.name != VALUE_COLUMN:
+            ident = node.this
+            return exp.column(exp.Identifier(this=fn(ident.name), quoted=ident.args.get("quoted", False)))
+        if isinstance(node, exp.Literal) and node.is_string:
+            return exp.Literal.string(fn(node.this))
+        return node
+
+    return tree.transform(visit).sql(dialect="duckdb")
+
+
+def obfuscate_spec(spec: dict, fn: Callable[[str], str]) -> dict:
+    """The question spec (docs/contracts.md) with attribute names and filter values mapped."""
+    def filters(fs):
+        return [{**f, "attribute": fn(f["attribute"]), "values": [fn(v) for v in f["values"]]} for f in fs]
+
+    def named(items):
+        return [{**i, "name": fn(i["name"])} if i.get("kind") == "attribute" else i for i in items]
+
+    out = dict(spec)
+    out["filters"] = filters(spec.get("filters") or [])
+    out["group_by"] = [fn(g) for g in spec.get("group_by") or []]
+    out["select"] = named(spec.get("select") or [])
+    out["order_by"] = named(spec.get("order_by") or [])
+    semi = spec.get("semi_join")
+    if semi:
+        out["semi_join"] = {**semi, "attributes": [fn(a) for a in semi["attributes"]],
+                            "filters": filters(semi.get("filters") or [])}
+    return out
+
+
+def _answer_json(text: str, fn: Callable[[str], str]) -> str:
+    rows = json.loads(text)
+    return json.dumps([[fn(v) if isinstance(v, str) else v for v in row] for row in rows], default=str)
+
+
+def obfuscate_questions(questions: pd.DataFrame, words_by_table: Mapping[str, frozenset],
+                        words: WordMap, attributes_by_table: Mapping[str, Iterable[str]]) -> pd.DataFrame:
+    """int_question_instances of the variant: question text (the table's words only), SQL, literals, spec,
+    Python answer and projected attributes mapped; ids of the variant; every other column kept."""
+    out = questions.copy()
+    originals = out["table_id"].tolist()
+    out.insert(1, "original_question_id", out["question_id"])
+    out.insert(2, "original_table_id", originals)
+    out["question_id"] = [obfuscated_question_id(q, t) for q, t in zip(out["question_id"], originals)]
+    out["table_id"] = [obfuscated_table_id(t) for t in originals]
+    missing = sorted(set(originals) - set(words_by_table))
+    if missing:
+        raise KeyError(f"obfuscation: no table words for table {missing[0]!r} ({len(missing)} tables)")
+    out["question"] = [words.obfuscate(q, only=words_by_table[t]) for q, t in zip(out["question"], originals)]
+    out["sql"] = [obfuscate_sql(s, words.obfuscate, attributes_by_table[t]) for s, t in zip(out["sql"], originals)]
+    out["sql_literals"] = [_map_list(v, words.obfuscate) for v in out["sql_literals"]]
+    out["spec_json"] = [json.dumps(obfuscate_spec(json.loads(s), words.obfuscate), sort_keys=True)
+                        for s in out["spec_json"]]
+    out["py_answer_json"] = [_answer_json(a, words.obfuscate) for a in out["py_answer_json"]]
+    out["projected_attributes"] = [_map_list(v, words.obfuscate) for v in out["projected_attributes"]]
+    return out
+
+
+def as_lists(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
+    """List columns as plain lists (DuckDB hands numpy arrays to Python models)."""
+    for c in columns:
+        frame[c] = [v.tolist() if isinstance(v, np.ndarray) else v for v in frame[c]]
+    return frame

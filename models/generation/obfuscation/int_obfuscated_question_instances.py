@@ -1,0 +1,11 @@
+"""The obfuscated variant of every synthetic SQL question (the HCT-QA suite; TReB's computed and naming
+questions are not twinned): the same query and NL with the table's words mapped."""
+from generator_py.obfuscation.build import obfuscated_questions
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    return obfuscated_questions(
+        dbt.ref("int_question_instances").filter("kind = 'sql'").df(), dbt.ref("int_table_instances").df(),
+        dbt.ref("int_relational_rows").project("table_id, row_labels, col_labels").df(),
+        dbt.ref("stg_domain_attributes").df(), dbt.ref("int_obfuscation_words").df())
