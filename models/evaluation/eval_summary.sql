@@ -4,13 +4,17 @@
 -- "no answer" and error responses; 0 in strict mode). The analysis_* tables count n the same way
 -- (evaluation_py.scoring.mean_scores, the Python twin of this model).
 -- unanswered: the predictions that gave no answer by strict mode's reading (strict scores them 0).
+-- variant: original or obfuscated questions (an entry with `variants: [original, obfuscated]` answers both),
+-- kept apart so a twin never enters an original's mean.
 with scores as (
-    select * from {{ ref('eval_scores') }}
+    select s.*, coalesce(q.variant, 'original') as variant
+    from {{ ref('eval_scores') }} as s
+    left join (select question_id, variant from {{ ref('benchmark_questions') }}) as q using (question_id)
 ),
 
 grouped as (
     select
-        model_name, backend, model, table_format, inference_mode, scoring_mode, metric,
+        model_name, backend, model, table_format, inference_mode, variant, scoring_mode, metric,
         source, dataset, template_id,
         case
             when grouping(source) = 1 then 'overall'
@@ -24,10 +28,10 @@ grouped as (
         avg(value) filter (where not left_out) as value
     from scores
     group by grouping sets (
-        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric),
-        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric, source),
-        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric, source, dataset),
-        (model_name, backend, model, table_format, inference_mode, scoring_mode, metric, source, dataset, template_id)
+        (model_name, backend, model, table_format, inference_mode, variant, scoring_mode, metric),
+        (model_name, backend, model, table_format, inference_mode, variant, scoring_mode, metric, source),
+        (model_name, backend, model, table_format, inference_mode, variant, scoring_mode, metric, source, dataset),
+        (model_name, backend, model, table_format, inference_mode, variant, scoring_mode, metric, source, dataset, template_id)
     )
 ),
 
@@ -37,4 +41,4 @@ final as (
 )
 
 select * from final
-order by model_name, table_format, inference_mode, scoring_mode, metric, level, source, dataset, template_id
+order by model_name, table_format, inference_mode, variant, scoring_mode, metric, level, source, dataset, template_id

@@ -137,6 +137,11 @@ def test_baselines_score_both_variants_side_by_side(benchmark_base, tmp_path):
     same = query(project, "select count(distinct question_id) from main.eval_requests as r inner join "
                           "main.benchmark_questions as q using (question_id) where q.variant = 'original'")
     assert same == [(60,)]
+    # eval_summary averages the variants apart: 60 predictions each, never pooled
+    summary = query(project, "select model_name, variant, n from main.eval_summary where level = 'overall' "
+                             "and metric = 'f1' and scoring_mode = 'strict' and model_name <> 'plain' order by 1, 2")
+    assert summary == [("header_match", "obfuscated", 60), ("header_match", "original", 60),
+                       ("oracle", "obfuscated", 60), ("oracle", "original", 60)]
     report = (project / "reports" / "index.html").read_text()
     assert "obfuscation_gap.png" in report and "obfuscation gap" in report
     assert (project / "reports" / "figures" / "obfuscation_gap.png").stat().st_size > 0

@@ -184,6 +184,7 @@ def _eval_summary(scores: pd.DataFrame) -> pd.DataFrame:
     sql = re.sub(r"\{\{\s*ref\('(\w+)'\)\s*\}\}", r"\1", sql)
     con = duckdb.connect()
     con.register("eval_scores", scores)
+    con.execute("create table benchmark_questions as select distinct question_id, 'original' as variant from eval_scores")
     con.execute("create table stg_build_config as select 'fp' as build_fingerprint")
     return con.sql(sql).df()
 
