@@ -21,7 +21,7 @@ def append_seed_rows(project, name: str) -> None:
 
 
 SEEDS = ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates", "table_template_options",
-         "nl_templates", "nl_table_meanings")
+         "nl_templates", "nl_table_meanings", "choice_statements")
 
 
 def test_new_domain_from_seed_rows_only(tmp_path):
