@@ -120,7 +120,7 @@ def test_baselines_score_both_variants_side_by_side(benchmark_base, tmp_path):
     models = [{"name": n, "backend": n, "sample": 60, "variants": ["original", "obfuscated"]}
               for n in ("oracle", "header_match")] + [{"name": "plain", "backend": "oracle", "sample": 60}]
     # the composition also counts the fine-tuning exports, which the benchmark base leaves out
-    run_dbt(project, "build", "--select", "models/evaluation", "models/analysis", "choice_statements",
+    run_dbt(project, "build", "--select", "models/evaluation", "models/choice", "models/analysis", "choice_statements",
             "stg_choice_statements", "benchmark_choice_items",
             "benchmark_choice_item_counts", "benchmark_finetune_splits", "benchmark_finetune_exports",
             "--vars", build_vars(eval_models=models))
