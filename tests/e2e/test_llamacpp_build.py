@@ -234,13 +234,18 @@ def test_server_stops_when_its_process_is_interrupted(tmp_path, sig):
             "from evaluation_py.backends import get_backend;"
             "b = get_backend('llamacpp', {'n_ctx': 256, 'n_threads': 1, 'server_log': sys.argv[2]});"
             "print(b.server.proc.pid, flush=True); time.sleep(120)")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(root), str(tmp_path / "s.log")],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    err = tmp_path / "child.err"  # what the child said on its way out, for the failure message
+    with open(err, "w") as err_file:
+        proc = subprocess.Popen([sys.executable, "-c", code, str(root), str(tmp_path / "s.log")],
+                                stdout=subprocess.PIPE, stderr=err_file, text=True)
     try:
         pid = int(proc.stdout.readline())
         assert alive(pid)
         proc.send_signal(sig)
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the process did not end within 60 s of {sig.name}; its stderr:\n{err.read_text()[-3000:]}")
     finally:
         if proc.poll() is None:
             proc.kill()
