@@ -230,7 +230,10 @@ def test_server_stops_when_its_process_is_interrupted(tmp_path, sig):
     import sys
 
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1]);"
+    # SIGINT raises KeyboardInterrupt whatever disposition the child inherited (a shell's background job
+    # starts with SIGINT ignored)
+    code = ("import signal, sys, time; signal.signal(signal.SIGINT, signal.default_int_handler);"
+            "sys.path.insert(0, sys.argv[1]);"
             "from evaluation_py.backends import get_backend;"
             "b = get_backend('llamacpp', {'n_ctx': 256, 'n_threads': 1, 'server_log': sys.argv[2]});"
             "print(b.server.proc.pid, flush=True); time.sleep(120)")
