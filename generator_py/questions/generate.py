@@ -54,13 +54,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
             continue
         n_asked = 0
         for _ in range(family.variants):
-            for _ in range(MAX_TRIES):
-                drawn = family.draw(m, rng, variety)
-                if drawn is None:
-                    if family.exhausted(m):
-                        break
-                    continue
-                spec, extra = drawn
+            for spec, extra in _draws(family, m, rng, variety):
                 sel = filtered_rows(m.rows, spec)
                 answer = evaluate_filtered(m.rows, spec, sel)
                 if not _complete(answer) or not family.valid(spec, answer, sel, m, extra):
@@ -86,19 +80,25 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
     return out
 
 
+def _draws(family, m: TableModel, rng, variety: str):
+    """A family's draws of one question on a table, up to MAX_TRIES; none more once the family says the
+    table is exhausted. The caller stops at the first draw it keeps."""
+    for _ in range(MAX_TRIES):
+        drawn = family.draw(m, rng, variety)
+        if drawn is None:
+            if family.exhausted(m):
+                return
+            continue
+        yield drawn
+
+
 def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
     """Questions of a family answered by its own computation (families/computed.py), drawn like the others:
     up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new."""
     out: list[QuestionInstance] = []
     table_id = m.table.table_id
     for _ in range(family.variants):
-        for _ in range(MAX_TRIES):
-            drawn = family.draw(m, rng, variety)
-            if drawn is None:
-                if family.exhausted(m):
-                    break
-                continue
-            spec, extra = drawn
+        for spec, extra in _draws(family, m, rng, variety):
             answer = family.compute(spec, m, extra)
             if not answer:
                 if family.exhausted(m):
