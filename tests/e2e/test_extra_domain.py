@@ -5,7 +5,7 @@ import csv
 
 import duckdb
 
-from conftest import ROOT, copy_project, run_dbt
+from support.dbt_project import ROOT, copy_project, run_dbt
 
 FIXTURE = ROOT / "tests" / "fixtures" / "extra_domain"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 
-from conftest import copy_project, run_dbt
+from support.dbt_project import copy_project, run_dbt
 
 LEAF_PROPERTIES = [
     "balanced_column_nesting", "unbalanced_column_nesting", "symmetric_column_nesting", "asymmetric_column_nesting",

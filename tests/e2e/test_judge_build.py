@@ -21,7 +21,7 @@ try:  # the README's test command installs the local extra: without it these tes
 except ImportError as e:
     raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
-from conftest import build_vars, clone, query, run_dbt  # noqa: E402
+from support.dbt_project import build_vars, clone, query, run_dbt  # noqa: E402
 
 from evaluation_py.analysis.judge_agreement import cohen_kappa  # noqa: E402
 from evaluation_py.judge import judged_predictions  # noqa: E402
@@ -42,6 +42,7 @@ def chat_requests_per_server(log: Path) -> list[int]:
     return [len(re.findall(r'"POST /v1/chat/completions ', part)) for part in parts]
 
 
+@pytest.mark.local_model
 def test_local_model_as_judge_through_the_build(benchmark_base, tmp_path):
     project = clone(benchmark_base, tmp_path / "p")
     args = ["build", "--select", "models/evaluation", "analysis_judge_agreement",

@@ -10,7 +10,7 @@ import json
 import re
 from collections import defaultdict
 
-from conftest import ROOT
+from support.dbt_project import ROOT
 
 MART_PREFIXES = ("benchmark_", "eval_", "analysis_")
 TIMESTAMP = re.compile(r"^(\x1b\[[0-9;]*m)*\d\d:\d\d:\d\d  ")

@@ -25,8 +25,9 @@ try:  # the README's test command installs the local extra: without it these tes
 except ImportError as e:
     raise ImportError(f"the llamacpp tests need the local extra: pip install -e '.[test,local]' ({e})") from e
 
-from conftest import build_vars, clone, query, run_dbt, spawn_dbt, store_keys  # noqa: E402
+from support.dbt_project import build_vars, clone, query, run_dbt, spawn_dbt, store_keys  # noqa: E402
 
+pytestmark = pytest.mark.local_model
 SERVER_LOG = Path("logs") / "llamacpp-server.log"
 HEADER = re.compile(r"^# llama_cpp\.server pid=(\d+) port=(\d+)", re.M)
 N_QUESTIONS = 15

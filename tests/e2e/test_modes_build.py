@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import build_vars, clone, query, requests_for, run_dbt, server_key
+from support.dbt_project import build_vars, clone, query, requests_for, run_dbt, server_key
 
+pytestmark = pytest.mark.sandbox  # pot and icot run their programs in bubblewrap
 MODES = ["direct", "tcot", "pot", "icot"]
 ANALYSIS = ["analysis_scores_by_mode_family", "analysis_mode_gains", "analysis_execution_errors",
             "analysis_episode_turns"]
@@ -83,6 +84,7 @@ def test_a_model_in_all_four_modes_fills_every_mart_and_a_rebuild_is_free(benchm
         assert srv.stats()["requests"] == 0 and executions_count(project) == runs
 
 
+@pytest.mark.local_model
 def test_the_local_model_in_all_four_modes_records_its_failures(benchmark_base, tmp_path):
     project = clone(benchmark_base, tmp_path / "p")
     entry = {"name": "gemma270m", "backend": "llamacpp", "sample": 3, "formats": ["markdown"], "modes": MODES,

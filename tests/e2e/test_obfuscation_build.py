@@ -7,7 +7,7 @@ import re
 
 import duckdb
 
-from conftest import build_vars, clone, copy_project, query, run_dbt
+from support.dbt_project import build_vars, clone, copy_project, query, run_dbt
 from generator_py.obfuscation import KEPT_WORDS
 
 NUMBERS = re.compile(r"\d+(?:\.\d+)?")

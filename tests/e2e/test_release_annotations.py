@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from conftest import copy_project, run_dbt
+from support.dbt_project import copy_project, run_dbt
 from generator_py.release.properties import TABLE_PROPERTIES
 
 CSV = ',0,1,2\n0,Sector,2020,2021\n1,Clerks,"69,203","42,782"\n2,Drivers,"80,000","50,000"\n'

@@ -16,11 +16,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import copy_project, run_dbt
+from support.dbt_project import CLONE_IGNORE, copy_project, run_dbt
 
 SMALL = "{domains: [accidents], replicas: 1}"
 SELECT = ("--select", "+benchmark_tables", "--exclude", "test_type:data")
-CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
 
 
 def snapshot(project: Path) -> dict[str, str]:

@@ -8,7 +8,7 @@ import json
 import duckdb
 import pytest
 
-from conftest import copy_project, run_dbt
+from support.dbt_project import copy_project, run_dbt
 
 TREB_VARS = "{replicas: 1, cross_check: true, question_suites: [hctqa, treb]}"
 FAMILIES = ("stdev", "median", "pct_change", "agg_ratio", "correlation", "title_name", "header_name")

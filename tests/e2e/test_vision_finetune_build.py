@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-from conftest import clone, query, run_dbt
+from support.dbt_project import clone, query, run_dbt
 
 SPLITS = ("train", "validation", "test")
 CI_VARS = {"replicas": 1, "cross_check": True}

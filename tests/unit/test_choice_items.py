@@ -13,7 +13,7 @@ from generator_py.choice_items.pseudo_table import pseudo_relevant_table
 from generator_py.choice_items.strategies import Question
 from generator_py.release.gt import format_gt
 
-from choice_grids import GRID, small_table, spec
+from support.choice_grids import GRID, small_table, spec
 
 
 def _q(template_id, filters, rows, select=None, **kw):

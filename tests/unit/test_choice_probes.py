@@ -1,4 +1,4 @@
-"""The six structure probes and the content variants on the small hand-built grid (choice_grids.py)."""
+"""The six structure probes and the content variants on the small hand-built grid (tests/support/choice_grids.py)."""
 from __future__ import annotations
 
 import random
@@ -10,7 +10,7 @@ from generator_py.choice_items.choice_table import parse_csv_grid
 from generator_py.choice_items.option_text import options_differ
 from generator_py.choice_items.probes import PROBES, GridView, Probe, make_probe, render, wrong_position
 
-from choice_grids import GRID
+from support.choice_grids import GRID
 
 VIEW = GridView(GRID)
 

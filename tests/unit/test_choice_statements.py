@@ -12,7 +12,7 @@ from generator_py.choice_items.statements import StatementWriter, statement
 from generator_py.questions.types import NLTemplateError
 from generator_py.release.gt import format_gt
 
-from choice_grids import small_table, spec
+from support.choice_grids import small_table, spec
 
 ATTRIBUTES = pd.DataFrame([
     {"domain": "demo", "code": "R", "kind": "hierarchical", "level": "1", "attribute_name": "Country", "spoken_name": ""},

@@ -1,4 +1,4 @@
-"""The five distractor strategies and the option rule on a small hand-built grid (tests/unit/choice_grids.py)."""
+"""The five distractor strategies and the option rule on a small hand-built grid (tests/support/choice_grids.py)."""
 from __future__ import annotations
 
 import random
@@ -10,7 +10,7 @@ from generator_py.choice_items.strategies import (
     Question, aggregate_for_data, neighbour_cell, numeric_perturbation, perturbed_numbers, sibling_condition,
     wrong_function, _siblings)
 
-from choice_grids import small_table, spec
+from support.choice_grids import small_table, spec
 
 SUM = [{"kind": "aggregate", "function": "sum"}]
 MAX = [{"kind": "aggregate", "function": "max"}]

@@ -9,7 +9,7 @@ from evaluation_py.backends.benchmark import BenchmarkLookup
 from evaluation_py.baselines.header_match import answer_question
 from generator_py.formatting import format_number
 from generator_py.release.gt import format_gt
-from html_fixtures import NESTED
+from support.html_fixtures import NESTED
 
 SETS = ["Number_of_accidents_set2_3", "Number_of_accidents_set150_5", "Number_of_accidents_set321_2"]
 

@@ -6,7 +6,7 @@ from evaluation_py.html_table import parse_html_table
 from generator_py.grid.cells import Cell, TableGrid
 from generator_py.grid.release_csv import grid_from_release_csv
 from generator_py.render.registry import render
-from html_fixtures import NESTED
+from support.html_fixtures import NESTED
 
 
 def test_nested_spans_and_paths():

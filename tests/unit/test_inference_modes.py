@@ -239,8 +239,9 @@ def test_http_run_stopped_mid_episode_resumes_at_its_turn(tmp_path):
 
 
 CHILD = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, sys.argv[3])
+    import os, sys
+    # the test module's folder (tests/unit) and tests/, where the helpers in tests/support/ are imported from
+    sys.path[:0] = [sys.argv[3], os.path.dirname(sys.argv[3])]
     import test_inference_modes as t  # registers the toy mode, as this test module does
     from evaluation_py.predict import predict
     specs, requests = t.specs_and_requests(t.http_entry(sys.argv[1]))

@@ -18,6 +18,8 @@ from evaluation_py.model_specs import parse_eval_models  # noqa: E402
 from evaluation_py.requests import build_requests  # noqa: E402
 from evaluation_py.store import PredictionStore  # noqa: E402
 
+pytestmark = pytest.mark.local_model
+
 QUESTIONS = pd.DataFrame({"question_id": ["q1"], "table_id": ["t1"], "source": ["synthetic"],
                           "question": ["How many?"], "answer_gt": ["{3}"]})
 TABLES = pd.DataFrame({"table_id": ["t1"], "html": ["<table></table>"], "csv": ["a\n3"], "markdown": ["| a |"]})

@@ -29,8 +29,7 @@ def test_lists():
 
 def test_links_and_nesting(render):
     t = "What is the number of_$Event_accidents in__$City__$Country in__$Quarter==of==$Year ?"
-    assert render(t, spec([("City", ["Toronto"]), ("Year", ["2020"])])) == \
-        "What is the number of Toronto accidents in 2020?".replace("of Toronto accidents ", "in Toronto ") or True
+    assert render(t, spec([("City", ["Toronto"]), ("Year", ["2020"])])) == "What is the number in Toronto in 2020?"
     out = render(t, spec([("City", ["Toronto"]), ("Quarter", ["Q1"]), ("Year", ["2020"])]))
     assert out == "What is the number in Toronto in Q1 of 2020?"
     out = render(t, spec([("Country", ["Canada"]), ("Quarter", ["Q1"]), ("Event", ["Fire", "Traffic"])]))

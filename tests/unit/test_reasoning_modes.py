@@ -119,6 +119,7 @@ def test_direct_keys_ignore_the_sandbox_key_and_icot_keys_follow_it(tmp_path):
 
 
 # ------------------------------------------------------------------ tcot and pot through replay
+@pytest.mark.sandbox
 def test_tcot_and_pot_through_replay_score_the_marked_and_the_executed_answer(tmp_path):
     path = write_jsonl(tmp_path / "r.jsonl", [
         {"qap_id": "q1", "inference_mode": "tcot", "response": "Row 2021, column Sales: 32.\nFinal answer: 32"},
@@ -152,6 +153,7 @@ def test_tcot_and_pot_through_replay_score_the_marked_and_the_executed_answer(tm
     pd.testing.assert_frame_equal(executions_again, executions)
 
 
+@pytest.mark.sandbox
 def test_pot_failure_kinds_timeout_memory_output_limit_runtime(tmp_path):
     path = write_jsonl(tmp_path / "r.jsonl", [
         {"qap_id": "q1", "inference_mode": "pot", "program": "while True:\n    pass"},
@@ -187,6 +189,7 @@ ICOT_TURNS = ["First the 2021 sales.\n```python\nx = df.iloc[2, 1]\nprint(x)\n``
               "The total is 42.\nFinal answer: 42"]
 
 
+@pytest.mark.sandbox
 def test_icot_through_replay_runs_blocks_in_one_session_and_ends_at_the_marker(tmp_path):
     path = write_jsonl(tmp_path / "r.jsonl", [
         {"qap_id": "q3", "inference_mode": "icot", "turns": ICOT_TURNS},
@@ -254,6 +257,7 @@ def http_script(tmp_path: Path) -> tuple[dict, str]:
     return script, qid
 
 
+@pytest.mark.sandbox
 def test_icot_and_pot_over_http_then_a_rerun_with_zero_requests(tmp_path):
     script, qid = http_script(tmp_path)
     store_path = tmp_path / "p.sqlite"
@@ -272,8 +276,9 @@ def test_icot_and_pot_over_http_then_a_rerun_with_zero_requests(tmp_path):
 
 
 CHILD = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, sys.argv[3])
+    import os, sys
+    # the test module's folder (tests/unit) and tests/, where the helpers in tests/support/ are imported from
+    sys.path[:0] = [sys.argv[3], os.path.dirname(sys.argv[3])]
     import test_reasoning_modes as t
     from evaluation_py.predict import predict
     specs = t.parse_eval_models([t.http_entry(sys.argv[1])])
@@ -294,6 +299,7 @@ def _stored(db: Path) -> int:
         return 0
 
 
+@pytest.mark.sandbox
 def test_icot_run_killed_mid_episode_resumes_at_its_turn_with_the_session_rebuilt(tmp_path):
     script, qid = http_script(tmp_path)
     last_follow_up = [k for k, v in script.items() if v == ICOT_TURNS[-1]][0]

@@ -1,6 +1,6 @@
 """Hostile programs in the bubblewrap sandbox: each is contained, recorded with its error kind, and
 leaves nothing running. Each runs through the CLI inside an outer guard of the test's own
-(tests/unit/sandbox_guard.py: pids and memory cgroups, frozen and killed afterwards)."""
+(tests/support/sandbox_guard.py: pids and memory cgroups, frozen and killed afterwards)."""
 from __future__ import annotations
 
 import json
@@ -14,10 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sandbox_guard import OuterGuard
+from support.sandbox_guard import OuterGuard
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.timeout(300)  # a sandbox that hangs fails its test instead of the run
+pytestmark = [pytest.mark.timeout(300), pytest.mark.sandbox]  # a sandbox that hangs fails its test instead of the run
 
 
 @pytest.fixture

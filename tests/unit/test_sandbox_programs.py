@@ -16,7 +16,7 @@ from evaluation_py.sandbox.program import grid_from_rows, inputs_from_csv
 from generator_py.render.registry import render
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.timeout(300)  # a sandbox that hangs fails its test instead of the run
+pytestmark = [pytest.mark.timeout(300), pytest.mark.sandbox]  # a sandbox that hangs fails its test instead of the run
 CSV = 'Region,2019,2020\n"North, East",007,1 234\nSouth,,NA\n'
 
 
