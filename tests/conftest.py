@@ -14,13 +14,14 @@ further on one works on a `clone` of it (tests/support/dbt_project.py), never on
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from support import question_fixtures, toy_tables as toy_table_data
-from support.dbt_project import CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, copy_project, run_dbt
+from support.dbt_project import CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, copy_project, database_digest, run_dbt
 
 E2E = Path(__file__).resolve().parent / "e2e"
 REFERENCE_ENV = "HCTQA_REFERENCE_DIR"
@@ -47,6 +48,13 @@ def reference_dir() -> Path:
     return path
 
 
+def _shared(project: Path) -> Iterator[Path]:
+    """Yield a session's build and check at the end that no test changed its database (they build on clones)."""
+    before = database_digest(project)
+    yield project
+    assert database_digest(project) == before, f"a test changed the shared build {project}: build on a clone of it"
+
+
 @pytest.fixture(scope="session")
 def real_sample_dir(reference_dir) -> Path:
     return reference_dir / "hctqa-real-sample"
@@ -59,13 +67,13 @@ def synthetic_sample_dir(reference_dir) -> Path:
 
 # One CI-sized build (every domain, one replica per variant) shared by the end-to-end tests.
 @pytest.fixture(scope="session")
-def ci_build(tmp_path_factory) -> Path:
+def ci_build(tmp_path_factory) -> Iterator[Path]:
     project = copy_project(tmp_path_factory.mktemp("ci") / "project")
     proc = run_dbt(project, "build", "--vars", CI_VARS)
     # what a user would see in the terminal, for the tests of the build's log
     (project / "build.stdout").write_text(proc.stdout)
     (project / "build.stderr").write_text(proc.stderr)
-    return project
+    yield from _shared(project)
 
 
 @pytest.fixture(scope="session")
@@ -135,19 +143,19 @@ def reference_tables(synthetic_sample_dir) -> list:
 
 
 @pytest.fixture(scope="session")
-def benchmark_base(tmp_path_factory) -> Path:
+def benchmark_base(tmp_path_factory) -> Iterator[Path]:
     """The small benchmark (accidents, one replica), built once a session; tests build the evaluation on clones."""
     project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
     run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
             "--vars", build_vars())
-    return project
+    yield from _shared(project)
 
 
 @pytest.fixture(scope="session")
-def release_build(tmp_path_factory, real_sample_dir) -> Path:
+def release_build(tmp_path_factory, real_sample_dir) -> Iterator[Path]:
     """One full build with the release sample imported and gemma's published responses replayed (once a session)."""
     project = copy_project(tmp_path_factory.mktemp("release") / "project")
     gemma = {"name": "gemma", "backend": "replay", "path": str(real_sample_dir / GEMMA_RESPONSES), "sources": ["real"]}
     run_dbt(project, "build", *NO_SINGULAR, "--vars",
             build_vars(hctqa_release_dir=str(real_sample_dir), eval_models=[gemma]))
-    return project
+    yield from _shared(project)

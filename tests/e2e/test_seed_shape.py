@@ -16,9 +16,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from support.dbt_project import CLONE_IGNORE, copy_project, run_dbt
+from support.dbt_project import CLONE_IGNORE, build_vars, run_dbt
 
-SMALL = "{domains: [accidents], replicas: 1}"
 SELECT = ("--select", "+benchmark_tables", "--exclude", "test_type:data")
 
 
@@ -44,10 +43,9 @@ def rewrite_columns(path: Path, order: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    project = copy_project(tmp_path_factory.mktemp("seed_shape") / "project")
-    run_dbt(project, "build", *SELECT, "--vars", SMALL)
-    return project, snapshot(project)
+def built(benchmark_base) -> tuple[Path, dict[str, str]]:
+    """The session's small build (`build_vars()`: accidents, one replica) and its tables' hashes."""
+    return benchmark_base, snapshot(benchmark_base)
 
 
 def clone(built, dest: Path) -> Path:
@@ -65,7 +63,7 @@ def test_reordered_seed_columns_load_by_name(built, tmp_path):
     rewrite_columns(templates, [swapped.get(c, c) for c in header])
     assert templates.read_text(encoding="utf-8").splitlines()[0] != ",".join(header)
 
-    run_dbt(project, "build", *SELECT, "--vars", SMALL)
+    run_dbt(project, "build", *SELECT, "--vars", build_vars())
     assert snapshot(project) == built[1]
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
     try:
@@ -89,7 +87,7 @@ def test_bad_seed_file_fails_naming_file_and_column_and_keeps_the_build(built, t
     else:
         templates.write_text("", encoding="utf-8")
 
-    proc = run_dbt(project, "build", *SELECT, "--vars", SMALL, check=False)
+    proc = run_dbt(project, "build", *SELECT, "--vars", build_vars(), check=False)
     assert proc.returncode != 0
     assert message in proc.stdout, proc.stdout[-3000:]
     assert "StopIteration" not in proc.stdout

@@ -6,6 +6,7 @@ never changed: a test that builds on one works on a `clone` of it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -74,6 +75,15 @@ def spawn_dbt(project: Path, *args: str) -> subprocess.Popen:
     argv, full_env = _dbt_command(project, args, None)
     return subprocess.Popen(argv, cwd=project, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
+
+
+def database_digest(project: Path) -> str:
+    """sha256 of the project's database file: a shared build's is taken again at the end of the session."""
+    digest = hashlib.sha256()
+    with open(project / "hctqa.duckdb", "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def query(project: Path, sql: str, params=None) -> list[tuple]:
