@@ -121,11 +121,14 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     grid = (df.pivot_table(index="model_name", columns=column, values=value, aggfunc="mean")
               .reindex(index=models, columns=cols))
     mat = grid.to_numpy(dtype=float)
-    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models), layout="constrained")
+    labels = [str((column_labels or {}).get(c, c)) for c in cols]
+    longest = max((len(s) for s in labels), default=0)
+    # rotated column labels take their length in height: without it they squash the map
+    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models) + (0.06 * longest if longest > 3 else 0),
+                      layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     im = ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(len(cols)))
-    labels = [str((column_labels or {}).get(c, c)) for c in cols]
     ax.set_xticklabels(labels, rotation=45 if max((len(s) for s in labels), default=0) > 3 else 0, ha="right"
                        if max((len(s) for s in labels), default=0) > 3 else "center", fontsize=8)
     ax.set_yticks(range(len(models)))

@@ -29,6 +29,7 @@ class Table:
     caption: str = ""
     sql: str | None = None
     title: str | None = None
+    verbatim: tuple[str, ...] = ()  # columns named by a value (a model's name), shown as they are
 
 
 @dataclass
@@ -63,12 +64,20 @@ def _cell(v) -> str:
     return text if text else BLANK
 
 
-def table_html(df: pd.DataFrame, max_rows: int = MAX_ROWS) -> str:
+METRIC_LABELS = {"f1": "F1", "cc": "CC"}
+
+
+def column_label(name) -> str:
+    """A column's header: spaces for underscores, F1 and CC in capitals."""
+    return " ".join(METRIC_LABELS.get(w, w) for w in str(name).replace("_", " ").split(" "))
+
+
+def table_html(df: pd.DataFrame, max_rows: int = MAX_ROWS, verbatim=()) -> str:
     """``df``'s first ``max_rows`` rows as an HTML table, every cell escaped, missing values as a dash,
     column names with spaces for underscores, without the columns the header states once."""
     shown = df.drop(columns=[c for c in HIDDEN_COLUMNS if c in df.columns]).head(max_rows)
     e = html.escape
-    head = "".join(f"<th>{e(str(c).replace('_', ' '))}</th>" for c in shown.columns)
+    head = "".join(f"<th>{e(str(c) if c in set(verbatim) else column_label(c))}</th>" for c in shown.columns)
     numeric = [pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in shown.dtypes]
     body = []
     for row in shown.itertuples(index=False, name=None):
@@ -97,7 +106,7 @@ STYLE = (
     "table.frame td,table.frame th{border:1px solid #ccc;padding:2px 6px}"
     "table.frame th{background:#f3f3f3}td.num{text-align:right}td.txt{text-align:left}"
     "div.scroll{max-width:100%;overflow-x:auto}"
-    "figure{margin:1em 0;max-width:100%}figure img{max-width:100%;height:auto;border:1px solid #eee}"
+    "figure{margin:1em 0;max-width:100%}figure img{max-width:100%;height:auto;box-sizing:border-box;border:1px solid #eee}"
     "figcaption,p.caption{max-width:60em;color:#333}p.more{color:#555;font-size:13px}"
     "pre{background:#f6f6f6;padding:.5em;overflow-x:auto;font-size:12px}.missing{color:#a00}"
 )
@@ -164,14 +173,14 @@ def write_report(out_dir, sections: Sequence[Section], build_info: Mapping, titl
                 parts.append(f"<h3>{e(t.title)}</h3>")
             if t.caption:
                 parts.append(f"<p class='caption'>{e(t.caption)}</p>")
-            parts.append(table_html(t.frame, max_rows))
+            parts.append(table_html(t.frame, max_rows, t.verbatim))
             if t.sql:
                 if len(t.frame) > max_rows:
                     parts.append(f"<p class='more'>{max_rows} of {len(t.frame)} rows shown; this query on the "
-                                 f"database returns them all:</p><pre class='sql'>{e(t.sql)}</pre>")
+                                 f"database returns them all:</p><pre class='sql' data-rows='{len(t.frame)}'>{e(t.sql)}</pre>")
                 else:
                     parts.append(f"<details><summary>The query returning these rows</summary>"
-                                 f"<pre class='sql'>{e(t.sql)}</pre></details>")
+                                 f"<pre class='sql' data-rows='{len(t.frame)}'>{e(t.sql)}</pre></details>")
         parts.append("</section>")
     if unanswered:
         parts.append("<section id='not-answered'><h2>Not answered by this build</h2><ul>")

@@ -18,7 +18,7 @@ import pandas as pd
 from . import plots
 from .leaderboard import leaderboard
 from .report import Section, Table, Unanswered, write_report
-from .schema import POOLED, property_label, template_label
+from .schema import AGGREGATION_TYPES, POOLED, QUESTION_PROPERTY_LABELS, property_label, template_label
 from .selection import is_oracle, left_out_mask, model_order, primary_formats
 
 BASELINES = ("oracle", "header_match")
@@ -66,8 +66,8 @@ def _strict(df: pd.DataFrame, mode: str) -> pd.DataFrame:
     return df[df["scoring_mode"] == mode] if len(df) and "scoring_mode" in df.columns else df
 
 
-def _sql(select: str, mart: str, where: str, order: str) -> str:
-    return f"select {select}\nfrom {mart}\nwhere {where}\norder by {order}"
+def _sql(select: str, mart: str, where: str | None, order: str) -> str:
+    return f"select {select}\nfrom {mart}\n" + (f"where {where}\n" if where else "") + f"order by {order}"
 
 
 def _wide(df: pd.DataFrame, keys: list[str], metrics=SHOWN_METRICS, extra: tuple[str, ...] = ("n",)) -> pd.DataFrame:
@@ -178,20 +178,38 @@ def _leaderboard(b: _Builder) -> Section | None:
                           "best F1 on top.")], tables)
 
 
+def _by_model(df: pd.DataFrame, column: str, order: list[str], metric: str = "f1",
+              row_order: tuple = ()) -> pd.DataFrame:
+    """One row per value of ``column``, one column of ``metric`` per model (per model / mode when a model has
+    several inference modes), models in ``order``: the table beside a heatmap, read like it."""
+    df = df[df["metric"] == metric]
+    several = df.groupby("model_name")["inference_mode"].nunique().gt(1).any()
+    rank = {m: i for i, m in enumerate(order)}
+    df = df.assign(_col=[f"{m} / {i}" if several else str(m) for m, i in zip(df["model_name"], df["inference_mode"])],
+                   _rank=df["model_name"].map(rank).fillna(len(rank)))
+    cols = list(dict.fromkeys(df.sort_values(["_rank", "_col"], kind="stable")["_col"]))
+    wide = df.pivot_table(index=column, columns="_col", values="value", aggfunc="first")
+    rows = [r for r in row_order if r in wide.index] + [r for r in wide.index if r not in set(row_order)]
+    return wide.reindex(index=rows, columns=cols).reset_index().rename_axis(columns=None)
+
+
 def _heatmap_section(b: _Builder, key: str, column: str, title: str, intro: str, draw: Callable, caption: str,
-                     label: Callable | None, mart: str) -> Section | None:
+                     label: Callable | None, mart: str, name: str, row_order: tuple = ()) -> Section | None:
     df = b.tested(key)
     if df.empty:
         return None
     fig = draw(df, b.fig_dir, "f1", b.mode, b.order)
-    table = _ordered(_wide(df, ["model_name", "inference_mode", column]), b.order, ["inference_mode", column])
+    table = _by_model(df, column, b.order, row_order=row_order)
+    models = [c for c in table.columns if c != column]
     if label is not None:
         table[column] = table[column].map(label)
+    table = table.rename(columns={column: name})
     sql = _sql(f"model_name, inference_mode, {column}, metric, value, n, n_left_out", mart, b.where,
                f"model_name, inference_mode, {column}, metric")
     return Section(key, title, intro, [(fig, caption)],
-                   [Table(table, f"Mean F1 and CC per model and {column.replace('_', ' ')} ({b.mode} scoring); n: "
-                                 "the questions the mean is over.", sql)])
+                   [Table(table, f"Mean F1 per {name} (rows) and model (columns, best first; {b.mode} scoring); "
+                                 f"every metric, with the number of questions, is in the query's rows.", sql,
+                          verbatim=tuple(models))])
 
 
 def _templates(b: _Builder) -> Section | None:
@@ -201,7 +219,7 @@ def _templates(b: _Builder) -> Section | None:
         plots.plot_template_heatmap,
         f"Mean F1 of each model (rows, best on top) on each question template (columns; the paper's Figure 39; "
         f"{b.reading}): a dark column is a template every model finds hard, a dark cell one model's weakness.",
-        template_label, "analysis_scores_by_template")
+        template_label, "analysis_scores_by_template", "question template")
 
 
 def _question_properties(b: _Builder) -> Section | None:
@@ -211,7 +229,7 @@ def _question_properties(b: _Builder) -> Section | None:
         plots.plot_question_property_heatmap,
         f"Mean F1 of each model (rows) over the questions having each question property (columns; the paper's "
         f"Figure 9a; {b.reading}): compare a column with the model's leaderboard mean to see what a property costs.",
-        property_label, "analysis_scores_by_question_property")
+        property_label, "analysis_scores_by_question_property", "question property", tuple(QUESTION_PROPERTY_LABELS))
 
 
 def _aggregation(b: _Builder) -> Section | None:
@@ -221,7 +239,7 @@ def _aggregation(b: _Builder) -> Section | None:
         plots.plot_aggregation_type_heatmap,
         f"Mean F1 of each model (rows) on the aggregation questions of each function (columns; the paper's "
         f"Figure 9b; {b.reading}): a column darker than the others is a function the models compute badly.",
-        None, "analysis_scores_by_aggregation_type")
+        None, "analysis_scores_by_aggregation_type", "aggregate function", AGGREGATION_TYPES)
 
 
 def _regression(b: _Builder, kind: str) -> Section | None:
@@ -265,10 +283,17 @@ def _regression(b: _Builder, kind: str) -> Section | None:
             "n", "n_tables"]
     shown = fit[fit["metric"].isin(metrics)]
     est = shown[shown["dropped_reason"].isna() & shown["coef"].notna()]
-    est = est.assign(property=est["property"].map(property_label))[[c for c in cols if c in est.columns]]
+    # the pooled fit first, then the significant effects, strongest evidence first
+    est = est.assign(property=est["property"].map(property_label), _p=est["model_name"] != POOLED,
+                     _s=~est["significant"].fillna(False).astype(bool)).sort_values(
+        ["_p", "_s", "p_value_adjusted", "model_name", "metric"], kind="stable")
+    est = est[[c for c in cols if c in est.columns]]
     rest = shown[shown["dropped_reason"].notna()]
-    rest = rest.assign(property=rest["property"].map(property_label))[["model_name", "metric", "property",
-                                                                      "dropped_reason"]]
+    # a structural reason (a parent flag, the reference level) holds for every fit: said once per property
+    rest = (rest.assign(property=rest["property"].map(property_label),
+                        fit=rest["model_name"].astype(str) + " " + rest["metric"].astype(str))
+            .groupby(["property", "dropped_reason"], sort=False)["fit"].agg(", ".join).reset_index()
+            .rename(columns={"fit": "fits (model, metric)"}))
     where = f"property_kind = '{kind}' and {NOT_BASELINE}"
     tables = []
     if len(est):
@@ -510,7 +535,7 @@ def _composition(b: _Builder) -> Section | None:
                    [Table(_readable_composition(comp).drop(columns=["build_fingerprint"], errors="ignore"),
                           "Tables and questions per facet; a property combination lists the main properties its "
                           "tables have.",
-                          _sql("facet, key, n_tables, n_questions", "analysis_benchmark_composition", "true",
+                          _sql("facet, key, n_tables, n_questions", "analysis_benchmark_composition", None,
                                "facet, n_tables desc"))])
 
 
