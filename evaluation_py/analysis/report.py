@@ -96,7 +96,7 @@ def _json_default(o):
 
 
 def _anchor(key: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in key.lower())
+    return "".join(c if c.isalnum() or c == "_" else "-" for c in key.lower())
 
 
 STYLE = (
