@@ -1,4 +1,4 @@
-"""The report's choice figures and tables (a block of `report_build.write_figures` / `report_tables`).
+"""The report's choice figures and tables (the choice section of `analysis.report_build`).
 
 Each model is shown under its preferred scoring: `logprobs` where it has scored answers, else `text`.
 """

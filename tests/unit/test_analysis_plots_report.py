@@ -222,7 +222,8 @@ def test_report_opens_with_the_leaderboard_and_its_intervals(inputs, report3):
     assert f"[{row.ci_low:.3f}, {row.ci_high:.3f}]" in lead and row.ci_low < row["mean"] < row.ci_high
     # the baselines once, in a table of their own
     body = text[text.index("<section id='leaderboard'>"):]
-    assert lead.count("<td class='txt'>oracle</td>") == 1 and body.count("<td class='txt'>oracle</td>") == 1
+    row_of = "<tr><td class='txt'>oracle</td>"  # a row whose model is the oracle
+    assert lead.count(row_of) == 1 and body.count(row_of) == 1
     assert "[1.000, 1.000]" in lead
 
 
