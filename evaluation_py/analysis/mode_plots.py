@@ -9,6 +9,7 @@ import pandas as pd
 from evaluation_py.sandbox.result import ERROR_KINDS
 
 from . import plots
+from .schema import template_label
 
 MODE_ORDER = ("direct", "tcot", "pot", "icot")
 
@@ -22,9 +23,11 @@ def plot_mode_family_heatmap(by_mode_family: pd.DataFrame, out_dir, metric: str 
         .drop(columns=["inference_mode", "scoring_mode"])
     order = sorted(pd.unique(df["model_name"]).tolist(),
                    key=lambda s: (s.rsplit(" / ", 1)[0], rank.get(s.rsplit(" / ", 1)[-1], 99)))
+    families = sorted(pd.unique(df["family"]).tolist()) if len(df) else []
     return plots.heatmap(df, "family", metric, out_dir, f"modes_by_family_{metric}.png",
                          f"Mean {metric.upper()} by model / inference mode and question family ({scoring_mode})",
-                         "question family", model_order=order, scoring_mode=None)
+                         "question family", model_order=order, scoring_mode=None,
+                         column_labels={f: template_label(f) for f in families})
 
 
 def plot_execution_outcomes(errors: pd.DataFrame, out_dir) -> str:

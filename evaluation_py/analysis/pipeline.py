@@ -12,8 +12,9 @@ import pandas as pd
 from . import breakdowns as bd
 from .composition import benchmark_composition
 from .regression import property_regressions
-from .report import write_report
-from .report_build import models_evaluated, report_tables, write_figures
+from .leaderboard import leaderboard
+from .report import Table, write_report
+from .report_build import models_evaluated, report_sections
 from .selection import model_order
 
 
@@ -52,12 +53,16 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
     for kind in ("table", "question"):
         frames[f"regression_{kind}"] = frames["regression"][frames["regression"]["property_kind"] == kind]
 
+    frames["leaderboard"] = step("leaderboard", leaderboard, scores)
     t0 = time.perf_counter()
-    figs = write_figures(frames, scores, out / "figures", scoring_mode)
+    sections, unanswered = report_sections(frames, scores, out / "figures", scoring_mode)
     t["plots"] = t.get("plots", 0.0) + time.perf_counter() - t0
-    shown = report_tables(frames)
-    shown["verbosity and the metrics across models"] = (
-        frames["verbosity_correlation"], "Correlation of mean values given with each metric over the models under "
-                                         "test (the oracle left out); RQ8 reads recall.")
-    report = step("report", write_report, out, shown, figs, dict(build_info or {}), models=models_evaluated(scores))
-    return {"frames": frames, "plots": [p for p, _ in figs], "report": report, "model_order": order}
+    verbosity = next((s for s in sections if s.key == "verbosity"), None)
+    if verbosity is not None:
+        verbosity.tables.append(Table(frames["verbosity_correlation"], "Correlation of mean values given with each "
+                                      "metric over the models under test (the oracle left out); RQ8 reads recall.",
+                                      title="Verbosity and the metrics across models"))
+    report = step("report", write_report, out, sections, dict(build_info or {}), models=models_evaluated(scores),
+                  unanswered=unanswered)
+    plots = [p for s in sections for p, _ in s.figures]
+    return {"frames": frames, "plots": plots, "report": report, "model_order": order}

@@ -17,9 +17,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # the Agg backend, without pyplot
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .composition import NONE, OTHER
-from .schema import ORACLE_BACKEND, POOLED, QUESTION_PROPERTY_LABELS, TABLE_MAIN_PROPERTIES, property_label
+from .schema import (ORACLE_BACKEND, POOLED, QUESTION_PROPERTY_LABELS, TABLE_MAIN_PROPERTIES, property_label,
+                     template_label)
 
 DPI = 100
 _RC = {"svg.hashsalt": "hctqa-analysis", "svg.fonttype": "path", "path.simplify": True}
@@ -85,11 +87,21 @@ def _order_models(df: pd.DataFrame, model_order: Sequence[str] | None, value: st
     return sorted(present)
 
 
+def wrapped(text: str, width_in: float, fontsize: float = 10.0) -> str:
+    """``text`` broken into lines that fit ``width_in`` inches at ``fontsize`` points (a long title
+    would otherwise run past both edges of a narrow figure)."""
+    import textwrap
+
+    per_line = max(20, int(width_in * 72.0 / (0.6 * fontsize)))
+    return "\n".join(textwrap.wrap(text, per_line)) or text
+
+
 def _placeholder(fig: Figure, title: str, text: str) -> None:
+    width = fig.get_figwidth()
     ax = fig.add_subplot(1, 1, 1)
     ax.set_axis_off()
-    ax.set_title(title)
-    ax.text(0.5, 0.5, text, ha="center", va="center")
+    ax.set_title(wrapped(title, width))
+    ax.text(0.5, 0.5, wrapped(text, width * 0.9, 9), ha="center", va="center", fontsize=9)
 
 
 def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, title: str,
@@ -109,11 +121,14 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
     grid = (df.pivot_table(index="model_name", columns=column, values=value, aggfunc="mean")
               .reindex(index=models, columns=cols))
     mat = grid.to_numpy(dtype=float)
-    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models), layout="constrained")
+    labels = [str((column_labels or {}).get(c, c)) for c in cols]
+    longest = max((len(s) for s in labels), default=0)
+    # rotated column labels take their length in height: without it they squash the map
+    fig = _new_figure(2.5 + 0.75 * len(cols), 1.5 + 0.42 * len(models) + (0.06 * longest if longest > 3 else 0),
+                      layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     im = ax.imshow(np.ma.masked_invalid(mat), aspect="auto", cmap="viridis", vmin=0.0, vmax=1.0)
     ax.set_xticks(range(len(cols)))
-    labels = [str((column_labels or {}).get(c, c)) for c in cols]
     ax.set_xticklabels(labels, rotation=45 if max((len(s) for s in labels), default=0) > 3 else 0, ha="right"
                        if max((len(s) for s in labels), default=0) > 3 else "center", fontsize=8)
     ax.set_yticks(range(len(models)))
@@ -135,9 +150,11 @@ def heatmap(df: pd.DataFrame, column: str, value: str, out_dir, filename: str, t
 def plot_template_heatmap(by_template: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
                           model_order: Sequence[str] | None = None, filename: str | None = None) -> str:
     """Figure 39: model x synthetic question template."""
+    ids = sorted(pd.unique(by_template["template_id"]).tolist()) if "template_id" in by_template.columns else []
     return heatmap(by_template, "template_id", metric, out_dir, filename or f"heatmap_template_{metric}.png",
                    f"{metric.upper()} by model and question template ({scoring_mode})", "question template",
-                   model_order=model_order, scoring_mode=scoring_mode)
+                   model_order=model_order, column_labels={t: template_label(t) for t in ids},
+                   scoring_mode=scoring_mode)
 
 
 def plot_question_property_heatmap(by_property: pd.DataFrame, out_dir, metric: str = "f1",
@@ -184,7 +201,7 @@ def plot_coefficients_by_model(regression: pd.DataFrame, out_dir, models: Sequen
     props = [p for p in pd.unique(regression["property"]) if p in set(df["property"])]
     if not fits:
         fig = _new_figure(8.0, 3.0)
-        _placeholder(fig, title, "no estimates: no model under test (the oracle enters no fit)")
+        _placeholder(fig, title, "no estimates: " + not_estimated_reason(regression, metric, model_type, models))
         return _save(fig, out_dir, name)
     ncols = min(len(fits), per_row)
     nrows = -(-len(fits) // ncols)
@@ -228,8 +245,24 @@ def plot_coefficients_by_model(regression: pd.DataFrame, out_dir, models: Sequen
                Line2D([], [], marker="o", linestyle="-", color="grey", markerfacecolor="white")]
     fig.legend(handles, ["significant (BH-adjusted p < 0.05)", "not significant"], loc="outside lower center",
                ncols=2, fontsize=8, frameon=False)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(wrapped(title, fig.get_figwidth()), fontsize=10)
     return _save(fig, out_dir, name)
+
+
+def not_estimated_reason(regression: pd.DataFrame, metric: str, model_type: str, models: Sequence[str]) -> str:
+    """Why a fit of ``metric`` has no estimate for any of ``models``: each model's reason from the
+    regression rows (their ``dropped_reason``, e.g. "outcome constant ..."), or that no model under test
+    entered a fit."""
+    if regression.empty:
+        return "no model under test (the oracle enters no fit)"
+    rows = regression[(regression["metric"] == metric) & (regression["model_type"] == model_type)
+                      & regression["model_name"].isin(list(models))]
+    reasons = []
+    for m, sub in rows.groupby("model_name", sort=False):
+        why = sub["dropped_reason"].dropna()
+        text = why.mode().iloc[0] if len(why) else "no estimate"
+        reasons.append(f"{'pooled fit' if m == POOLED else m}: {text}")
+    return "; ".join(reasons) if reasons else "no model under test (the oracle enters no fit)"
 
 
 def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, scoring_mode: str = "strict",
@@ -291,6 +324,8 @@ def plot_composition(composition: pd.DataFrame, out_dir, facet: str, filename: s
             ax.text(v, yi, f" {int(v):,}", va="center", fontsize=7)
         ax.set_xlabel(col.replace("n_", "number of "))
         ax.set_xlim(0, max(vals.max(), 1) * 1.2)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))  # large counts: labels stay apart
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v):,}"))
     axes[0].set_yticks(y)
     axes[0].set_yticklabels(keys, fontsize=8)
     axes[0].invert_yaxis()
@@ -370,3 +405,67 @@ def png_size(path: str | os.PathLike) -> tuple[int, int]:
     if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
         raise ValueError(f"{path} is not a PNG")
     return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def plot_means_with_intervals(board: pd.DataFrame, out_dir, filename: str, title: str,
+                              metrics: Sequence[str] = ("f1", "cc"), label_columns: Sequence[str] = (),
+                              baselines: Sequence[str] = ()) -> str:
+    """Leaderboard rows (eval_leaderboard's columns, one scoring mode) as points with their 95 % interval as
+    error bars: one row per model (and ``label_columns``' values), one panel per metric, in decreasing mean of
+    the first metric; ``baselines`` drawn grey."""
+    df = board[board["metric"].isin(list(metrics))]
+    fig_w = 3.0 + 3.4 * len(metrics)
+    if df.empty:
+        fig = _new_figure(fig_w, 3.0)
+        _placeholder(fig, title, "no scores")
+        return _save(fig, out_dir, filename)
+    keys = ["model_name", *label_columns]
+    df = df.assign(_label=[" / ".join(str(v) for v in vals) for vals in df[keys].itertuples(index=False)])
+    first = df[df["metric"] == metrics[0]].set_index("_label")["mean"]
+    labels = sorted(pd.unique(df["_label"]).tolist(), key=lambda s: (-first.get(s, -np.inf), s))
+    base = {lab for lab, m in zip(df["_label"], df["model_name"]) if m in set(baselines)}
+    fig = _new_figure(fig_w + 0.06 * max(len(s) for s in labels), 1.4 + 0.32 * len(labels), layout="constrained")
+    axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0]
+    y = np.arange(len(labels))
+    for ax, metric in zip(axes, metrics):
+        sub = df[df["metric"] == metric].set_index("_label").reindex(labels)
+        mean = sub["mean"].to_numpy(float)
+        err = np.vstack([mean - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - mean])
+        grey = np.array([lab in base for lab in labels])
+        for mask, color in ((~grey, "tab:blue"), (grey, "grey")):
+            if mask.any():
+                ax.errorbar(mean[mask], y[mask], xerr=np.clip(err[:, mask], 0, None), fmt="o", color=color,
+                            ecolor=color, capsize=3, markersize=5)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel(f"mean {metric.upper() if len(metric) <= 3 else metric} (95% interval)", fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels(labels, fontsize=8)
+    axes[0].set_ylim(len(labels) - 0.5, -0.5)
+    fig.suptitle(wrapped(title, fig.get_figwidth()), fontsize=10)
+    return _save(fig, out_dir, filename)
+
+
+def plot_bars(df: pd.DataFrame, label: str, value: str, out_dir, filename: str, title: str, xlabel: str,
+              xlim: tuple[float, float] | None = None) -> str:
+    """One horizontal bar per row of ``df``: ``value`` at its ``label``, printed beside the bar."""
+    fig = _new_figure(8.0, 1.5 + 0.4 * max(len(df), 1), layout="constrained")
+    if df.empty:
+        _placeholder(fig, title, "no data")
+        return _save(fig, out_dir, filename)
+    ax = fig.add_subplot(1, 1, 1)
+    y = np.arange(len(df))
+    vals = df[value].to_numpy(float)
+    ax.barh(y, np.nan_to_num(vals), color="tab:blue")
+    for yi, v in zip(y, vals):
+        ax.text(0 if not np.isfinite(v) else v, yi, f" {v:.2f}" if np.isfinite(v) else " not defined",
+                va="center", fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(df[label].astype(str).tolist(), fontsize=8)
+    ax.invert_yaxis()
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_title(wrapped(title, fig.get_figwidth()))
+    return _save(fig, out_dir, filename)

@@ -1,24 +1,32 @@
-"""The figures and reports/index.html of a build, from the analysis tables the dbt models made.
+"""The report of a build as a results section: the leaderboard first, then one section per research question
+the build's results can answer (its figures, each with a caption saying what it shows and how to read it,
+and short tables with the SQL that returns every row), then the questions it cannot answer, each with what
+would answer it. Used by the dbt model analysis_report and by :func:`pipeline.run_analysis`.
 
-:func:`write_figures` is the one list of figures (with the caption saying what each shows),
-used by the dbt report and by :func:`pipeline.run_analysis`.
+The baselines (oracle: the ground truth, a check of the chain; header_match) are shown once, beside the
+leaderboard; every other section is about the models under test.
 """
 from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
+import numpy as np
 import pandas as pd
 
-from evaluation_py import metrics as metric_registry
-
 from . import plots
-from .report import write_report
-from .schema import POOLED, property_label
+from .leaderboard import leaderboard
+from .report import Section, Table, Unanswered, write_report
+from .schema import AGGREGATION_TYPES, POOLED, QUESTION_PROPERTY_LABELS, property_label, template_label
 from .selection import is_oracle, left_out_mask, model_order, primary_formats
 
+BASELINES = ("oracle", "header_match")
+NOT_BASELINE = "model_name not in ('oracle', 'header_match')"
+SHOWN_METRICS = ("f1", "cc")
 ORACLE_NOTE = "The oracle answers with the ground truth (a check of the chain) and is in no fit."
+ROLES = {"oracle": "baseline: the ground truth (a check of the chain)",
+         "header_match": "baseline: the cells whose header paths the question names"}
 
 
 def models_evaluated(scores: pd.DataFrame) -> pd.DataFrame:
@@ -37,217 +45,553 @@ def models_evaluated(scores: pd.DataFrame) -> pd.DataFrame:
     lo = scores[left_out_mask(scores)].groupby(keys, dropna=False).size().rename("n_left_out_paper").reset_index()
     out = out.merge(lo, on=keys, how="left")
     out["n_left_out_paper"] = out["n_left_out_paper"].fillna(0).astype("int64")
-    prim = primary_formats(scores)
-    out["primary_format"] = out["model_name"].map(prim)
-    out["role"] = ["oracle: check of the chain, in no fit" if o else "model under test" for o in is_oracle(out)]
+    out["primary_format"] = out["model_name"].map(primary_formats(scores))
+    oracle = is_oracle(out)
+    out["role"] = [ROLES["oracle"] if o else ROLES.get(m, "model under test") for m, o in zip(out["model_name"], oracle)]
     return out[[c for c in cols if c in out.columns]]
 
 
-def _fits_note(regression: pd.DataFrame, kind: str) -> str:
-    models = sorted(set(regression.loc[regression["property_kind"] == kind, "model_name"]) - {POOLED})
-    if not models:
-        return "No model under test, so no fit. " + ORACLE_NOTE
-    pooled = (regression["model_name"] == POOLED).any()
-    head = ("First panel: pooled over the models under test, with a fixed effect per model condition; then one "
-            "panel per model. " if pooled else
-            f"One panel per model under test (no pooled fit: a pooled fit needs two models, this build has "
-            f"{len(models)}). ")
-    return head + ORACLE_NOTE
+def baseline_names(scores: pd.DataFrame) -> set[str]:
+    """The baselines' model names: the two by name, and whatever the oracle backend answered."""
+    return set(BASELINES) | set(scores.loc[is_oracle(scores), "model_name"]) if len(scores) else set(BASELINES)
 
 
-def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_dir,
-                  scoring_mode: str = "strict") -> list[tuple[str, str]]:
-    """Every figure of the report as (path, caption). ``frames``: by_template,
-    by_question_property, by_aggregation_type, verbosity, regression (both kinds,
-    ``property_kind`` column) and composition."""
-    mode = scoring_mode
-    order = model_order(scores, scoring_mode=mode) if len(scores) else []
-    under_test = [m for m in order if m not in set(scores.loc[is_oracle(scores), "model_name"])]
-    regression = frames["regression"]
-    fits = [POOLED, *under_test]
-    table_fit = regression[regression["property_kind"] == "table"]
-    question_fit = regression[regression["property_kind"] == "question"]
-    where = (f"{mode} scoring, each model on its primary table format; models in decreasing mean F1")
-    figs = [
-        (plots.plot_template_heatmap(frames["by_template"], fig_dir, "f1", mode, order),
-         f"Mean F1 of each model on the synthetic questions of each of the 15 SQL question templates "
-         f"(the paper's Figure 39; {where})."),
-        (plots.plot_question_property_heatmap(frames["by_question_property"], fig_dir, "f1", mode, order),
-         f"Mean F1 of each model over the questions having each question property; a question counts under "
-         f"every property it has (the paper's Figure 9a; {where})."),
-        (plots.plot_aggregation_type_heatmap(frames["by_aggregation_type"], fig_dir, "f1", mode, order),
-         f"Mean F1 of each model over the aggregation questions, by aggregate function (the paper's "
-         f"Figure 9b; {where})."),
-        (plots.plot_coefficients_by_model(table_fit, fig_dir, fits, "f1", filename="coefficients_table_f1.png",
-                                          title="Effect of table properties on F1 (OLS, 95% CI clustered by table)"),
-         "Estimated change in a question's F1 when its table has each property, against a standard relational "
-         "table, with 95% confidence intervals clustered by table; filled points are significant after "
-         "Benjamini-Hochberg adjustment. Properties a fit cannot estimate are blank (their reason is in the "
-         "regression tables). " + _fits_note(regression, "table")),
-        (plots.plot_coefficients_by_model(table_fit, fig_dir, fits, "cc", filename="coefficients_table_cc.png",
-                                          title="Effect of table properties on complete containment "
-                                                "(linear probability model, 95% CI clustered by table)"),
-         "As above for complete containment (CC): the change in the probability that an answer holds every "
-         "ground-truth value. " + _fits_note(regression, "table")),
-        (plots.plot_coefficients_by_model(question_fit, fig_dir, fits, "f1",
-                                          filename="coefficients_question_f1.png",
-                                          title="Effect of question properties on F1 (OLS, 95% CI clustered by table)"),
-         "Estimated change in a question's F1 with each question property (numeric ones per unit, answer size "
-         "per doubling), 95% confidence intervals clustered by table. " + _fits_note(regression, "question")),
-        (plots.plot_verbosity_recall(frames["verbosity"], fig_dir, mode, order),
-         f"Mean number of distinct values in each model's answers against its mean recall (the paper's "
-         f"Figure 38; {mode} scoring); dashed: the number of distinct values the ground truth holds, averaged "
-         f"over the models' questions. "
-         f"Both counts read values alike, so the oracle gives exactly as many values as expected."),
-    ]
-    captions = {
-        "domain": "Tables and questions per domain (dataset) of the benchmark.",
-        "template": "Tables and questions per SQL question template (synthetic questions).",
-        "property": "Tables having each of the 23 table properties, and their questions; a table counts under "
-                    "every property it has.",
-        "property_combination": "Tables and questions per combination of main table properties (the paper's "
-                                "Figure 3a): each column is one combination, its dots the properties its "
-                                "tables have, most frequent first.",
-        "question_property": "Questions having each question property (and the tables they are on).",
-    }
-    # The inference modes (evaluation_py.analysis.mode_plots): scores by mode and family, code run outcomes.
-    from .mode_plots import mode_figures
-
-    figs.extend(mode_figures(frames, fig_dir, mode))
-    # obfuscation (issue 14 §3): shown when a model answered both variants
-    gap = frames.get("obfuscation_gap")
-    if gap is not None and len(gap):
-        from .obfuscation_gap import CAPTION, plot_obfuscation_gap
-
-        path = plot_obfuscation_gap(gap, fig_dir, "f1", mode)
-        if path:
-            figs.append((path, CAPTION.format(metric="F1", mode=mode)))
-    comp = frames["composition"]
-    for facet in pd.unique(comp["facet"]):
-        figs.append((plots.plot_composition(comp, fig_dir, facet),
-                     captions.get(facet, f"Benchmark composition: {facet.replace('_', ' ')}.")))
-    # Choice items (issue 13): present when the frames hold the analysis_choice_* tables.
-    from evaluation_py.choice.figures import choice_figures
-    figs += choice_figures(frames, fig_dir)
-    return figs
+def _under_test(df: pd.DataFrame, baselines: set[str]) -> pd.DataFrame:
+    if df is None or df.empty or "model_name" not in df.columns:
+        return df if df is not None else pd.DataFrame()
+    return df[~df["model_name"].isin(baselines)]
 
 
-def metrics_as_columns(df: pd.DataFrame) -> pd.DataFrame:
-    """A long breakdown shown wide: one column per metric (``value_minus_html`` as METRIC_minus_html),
-    the other columns as they are; a frame without ``metric`` as it is."""
-    if "metric" not in df.columns or "value" not in df.columns or df.empty:
-        return df
-    per_metric = [c for c in ("value", "value_minus_html") if c in df.columns]
-    keys = [c for c in df.columns if c not in ("metric", *per_metric)]
-    # NULL keys (e.g. the backend of an old frame) would vanish from the index: shown empty instead
+def _strict(df: pd.DataFrame, mode: str) -> pd.DataFrame:
+    return df[df["scoring_mode"] == mode] if len(df) and "scoring_mode" in df.columns else df
+
+
+def _sql(select: str, mart: str, where: str | None, order: str) -> str:
+    return f"select {select}\nfrom {mart}\n" + (f"where {where}\n" if where else "") + f"order by {order}"
+
+
+def _wide(df: pd.DataFrame, keys: list[str], metrics=SHOWN_METRICS, extra: tuple[str, ...] = ("n",)) -> pd.DataFrame:
+    """Long breakdown rows -> one row per ``keys``, a column per shown metric, then ``extra`` (of the
+    first metric's row)."""
+    df = df[df["metric"].isin(list(metrics))]
+    if df.empty:
+        return pd.DataFrame(columns=[*keys, *metrics, *extra])
     index = df[keys].astype(object).where(df[keys].notna(), "")
-    present = set(df["metric"])
-    metric_order = [m for m in metric_registry.names() if m in present] + sorted(present - set(metric_registry.names()))
-    wide = pd.concat([index, df[["metric", *per_metric]]], axis=1).set_index([*keys, "metric"]).unstack("metric")
-    wide.columns = [m if c == "value" else c.replace("value", m) for c, m in wide.columns]
-    ordered = [m if c == "value" else c.replace("value", m) for c in per_metric for m in metric_order]
-    return wide.reset_index()[[*keys, *ordered]]
+    wide = pd.concat([index, df[["metric", "value"]]], axis=1).pivot_table(
+        index=keys, columns="metric", values="value", aggfunc="first", sort=False)
+    present = [m for m in metrics if m in wide.columns]
+    out = wide[present].reset_index()
+    first = df[df["metric"] == present[0]]
+    if extra:
+        rest = pd.concat([index.loc[first.index], first[list(extra)]], axis=1)
+        out = out.merge(rest, on=keys, how="left")
+    return out
 
 
-def _readable(df: pd.DataFrame, column: str = "property") -> pd.DataFrame:
-    return df.assign(**{column: df[column].map(property_label)}) if column in df.columns else df
+def _ordered(df: pd.DataFrame, order: list[str], then: list[str]) -> pd.DataFrame:
+    rank = {m: i for i, m in enumerate(order)}
+    return df.assign(_r=df["model_name"].map(rank).fillna(len(rank))).sort_values(
+        ["_r", *then], kind="stable").drop(columns="_r").reset_index(drop=True)
+
+
+def _interval(lo, hi) -> str:
+    return "" if not (np.isfinite(lo) and np.isfinite(hi)) else f"[{lo:.3f}, {hi:.3f}]"
+
+
+def leaderboard_table(board: pd.DataFrame, metrics=SHOWN_METRICS) -> pd.DataFrame:
+    """Leaderboard rows of one scoring mode, wide: per model x format x mode each shown metric's mean and
+    95 % interval, the questions and tables, best first metric on top."""
+    keys = ["model_name", "backend", "table_format", "inference_mode"]
+    rows = []
+    for key, g in board.groupby(keys, sort=False, dropna=False):
+        row = dict(zip(keys, key))
+        by = g.set_index("metric")
+        for m in metrics:
+            if m in by.index:
+                row[m] = by.at[m, "mean"]
+                row[f"{m} 95% interval"] = _interval(by.at[m, "ci_low"], by.at[m, "ci_high"])
+        row["n_questions"] = int(g["n_questions"].max())
+        row["n_tables"] = int(g["n_tables"].max())
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    return out.sort_values([metrics[0], "model_name"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+class _Builder:
+    def __init__(self, frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_dir, mode: str):
+        self.frames, self.scores, self.fig_dir, self.mode = frames, scores, Path(fig_dir), mode
+        self.baselines = baseline_names(scores)
+        order = model_order(scores, scoring_mode=mode) if len(scores) else []
+        self.order = [m for m in order if m not in self.baselines]
+        self.sections: list[Section] = []
+        self.unanswered: list[Unanswered] = []
+        self.where = f"scoring_mode = '{mode}' and {NOT_BASELINE}"
+        self.reading = f"{mode} scoring, each model on its primary table format"
+
+    def frame(self, key: str) -> pd.DataFrame:
+        df = self.frames.get(key)
+        return df if df is not None else pd.DataFrame()
+
+    def tested(self, key: str) -> pd.DataFrame:
+        return _strict(_under_test(self.frame(key), self.baselines), self.mode)
+
+    def add(self, section: Section | None, title: str, remedy: str) -> None:
+        if section is None:
+            self.unanswered.append(Unanswered(title, remedy))
+        else:
+            self.sections.append(section)
+
+
+def _leaderboard(b: _Builder) -> Section | None:
+    board = b.frame("leaderboard")
+    board = _strict(board, b.mode)
+    if board.empty:
+        return None
+    fig = plots.plot_means_with_intervals(
+        board, b.fig_dir, "leaderboard.png", f"Mean F1 and complete containment (CC) per model ({b.mode} scoring, "
+        f"95% table-resampling bootstrap intervals)", label_columns=("table_format", "inference_mode"),
+        baselines=sorted(b.baselines))
+    under = _under_test(board, b.baselines)
+    base = board[board["model_name"].isin(b.baselines)]
+    sql = _sql("model_name, backend, table_format, inference_mode, metric, mean, ci_low, ci_high, n_questions, "
+               "n_tables, n_left_out", "eval_leaderboard", f"scoring_mode = '{b.mode}'",
+               "metric, mean desc, model_name")
+    tables = []
+    if len(under):
+        tables.append(Table(leaderboard_table(under), "Models under test, best F1 first: each metric's mean over "
+                            "the model's original questions and its 95% interval (2.5th to 97.5th percentile of "
+                            "1,000 means of tables drawn with replacement); n: the questions and tables it is "
+                            "over.", sql.replace("where ", f"where {NOT_BASELINE} and ", 1)))
+    if len(base):
+        tables.append(Table(leaderboard_table(base), "The baselines, once: the oracle answers with the ground truth "
+                            "(1 everywhere: the scoring chain is sound), header_match gives the cells whose header "
+                            "paths the question names.", sql.replace("where ", "where model_name in ('oracle', "
+                                                                     "'header_match') and ", 1), "Baselines"))
+    return Section("leaderboard", "Leaderboard: how well does each model answer?",
+                   "Every model evaluated on this benchmark, with an interval that accounts for questions on one "
+                   "table not being independent.",
+                   [(fig, "Each row is a model on one table format and inference mode; the point is its mean F1 "
+                          "(left) and CC (right) and the bar its 95% interval from resampling tables, so two "
+                          "models whose bars overlap much are not told apart by this benchmark; baselines grey, "
+                          "best F1 on top.")], tables)
+
+
+def _by_model(df: pd.DataFrame, column: str, order: list[str], metric: str = "f1",
+              row_order: tuple = ()) -> pd.DataFrame:
+    """One row per value of ``column``, one column of ``metric`` per model (per model / mode when a model has
+    several inference modes), models in ``order``: the table beside a heatmap, read like it."""
+    df = df[df["metric"] == metric]
+    several = df.groupby("model_name")["inference_mode"].nunique().gt(1).any()
+    rank = {m: i for i, m in enumerate(order)}
+    df = df.assign(_col=[f"{m} / {i}" if several else str(m) for m, i in zip(df["model_name"], df["inference_mode"])],
+                   _rank=df["model_name"].map(rank).fillna(len(rank)))
+    cols = list(dict.fromkeys(df.sort_values(["_rank", "_col"], kind="stable")["_col"]))
+    wide = df.pivot_table(index=column, columns="_col", values="value", aggfunc="first")
+    rows = [r for r in row_order if r in wide.index] + [r for r in wide.index if r not in set(row_order)]
+    return wide.reindex(index=rows, columns=cols).reset_index().rename_axis(columns=None)
+
+
+def _heatmap_section(b: _Builder, key: str, column: str, title: str, intro: str, draw: Callable, caption: str,
+                     label: Callable | None, mart: str, name: str, row_order: tuple = ()) -> Section | None:
+    df = b.tested(key)
+    if df.empty:
+        return None
+    fig = draw(df, b.fig_dir, "f1", b.mode, b.order)
+    table = _by_model(df, column, b.order, row_order=row_order)
+    models = [c for c in table.columns if c != column]
+    if label is not None:
+        table[column] = table[column].map(label)
+    table = table.rename(columns={column: name})
+    sql = _sql(f"model_name, inference_mode, {column}, metric, value, n, n_left_out", mart, b.where,
+               f"model_name, inference_mode, {column}, metric")
+    return Section(key, title, intro, [(fig, caption)],
+                   [Table(table, f"Mean F1 per {name} (rows) and model (columns, best first; {b.mode} scoring); "
+                                 f"every metric, with the number of questions, is in the query's rows.", sql,
+                          verbatim=tuple(models))])
+
+
+def _templates(b: _Builder) -> Section | None:
+    return _heatmap_section(
+        b, "by_template", "template_id", "Which question templates are hard?",
+        "The synthetic questions come from the 15 SQL templates of HCT-QA's Table III.",
+        plots.plot_template_heatmap,
+        f"Mean F1 of each model (rows, best on top) on each question template (columns; the paper's Figure 39; "
+        f"{b.reading}): a dark column is a template every model finds hard, a dark cell one model's weakness.",
+        template_label, "analysis_scores_by_template", "question template")
+
+
+def _question_properties(b: _Builder) -> Section | None:
+    return _heatmap_section(
+        b, "by_question_property", "property", "Which kinds of question are hard?",
+        "A question counts under every property it has, so the columns overlap.",
+        plots.plot_question_property_heatmap,
+        f"Mean F1 of each model (rows) over the questions having each question property (columns; the paper's "
+        f"Figure 9a; {b.reading}): compare a column with the model's leaderboard mean to see what a property costs.",
+        property_label, "analysis_scores_by_question_property", "question property", tuple(QUESTION_PROPERTY_LABELS))
+
+
+def _aggregation(b: _Builder) -> Section | None:
+    return _heatmap_section(
+        b, "by_aggregation_type", "aggregation_type", "Which aggregate functions are hard?",
+        "The aggregation questions, by the function they ask for.",
+        plots.plot_aggregation_type_heatmap,
+        f"Mean F1 of each model (rows) on the aggregation questions of each function (columns; the paper's "
+        f"Figure 9b; {b.reading}): a column darker than the others is a function the models compute badly.",
+        None, "analysis_scores_by_aggregation_type", "aggregate function", AGGREGATION_TYPES)
+
+
+def _regression(b: _Builder, kind: str) -> Section | None:
+    regression = b.frame("regression")
+    if regression.empty:
+        return None
+    fit = regression[(regression["property_kind"] == kind) & ~regression["model_name"].isin(b.baselines)]
+    if fit.empty:
+        return None
+    fits = [POOLED, *b.order] + sorted(set(fit["model_name"]) - {POOLED, *b.order})
+    models = sorted(set(fit["model_name"]) - {POOLED})
+    pooled = (fit["model_name"] == POOLED).any()
+    panels = ("The first panel pools the models under test (a fixed effect per model), then one panel per model. "
+              if pooled else f"One panel per model under test (a pooled fit needs two models, this build has "
+                             f"{len(models)}). ")
+    from .regression import model_type_of
+
+    def reason(metric: str) -> str:
+        est = fit[(fit["metric"] == metric) & fit["dropped_reason"].isna() & fit["coef"].notna()]
+        if len(est):
+            return ""
+        return " Not estimated: " + plots.not_estimated_reason(fit, metric, model_type_of(metric), fits) + "."
+
+    figs = []
+    thing = "its table has" if kind == "table" else "it has"
+    metrics = ("f1", "cc") if kind == "table" else ("f1",)
+    for metric in metrics:
+        mtype = model_type_of(metric)
+        name = f"coefficients_{kind}_{metric}.png"
+        what = "F1 (OLS" if metric == "f1" else "complete containment (linear probability model"
+        path = plots.plot_coefficients_by_model(fit, b.fig_dir, fits, metric, model_type=mtype, filename=name,
+                                                title=f"Effect of {kind} properties on {what}, 95% CI clustered "
+                                                      f"by table)")
+        unit = "F1" if metric == "f1" else "the probability that the answer holds every ground-truth value"
+        figs.append((path, f"The estimated change in {unit} of a question when {thing} each property (rows), "
+                           f"{'against a standard relational table, ' if kind == 'table' else ''}with its 95% "
+                           f"interval clustered by table: a point left of the line is a property that makes "
+                           f"questions harder, filled when significant after Benjamini-Hochberg adjustment. "
+                           + panels + ORACLE_NOTE + reason(metric)))
+    cols = ["model_name", "metric", "property", "coef", "ci_low", "ci_high", "p_value_adjusted", "significant",
+            "n", "n_tables"]
+    shown = fit[fit["metric"].isin(metrics)]
+    est = shown[shown["dropped_reason"].isna() & shown["coef"].notna()]
+    # the pooled fit first, then the significant effects, strongest evidence first
+    est = est.assign(property=est["property"].map(property_label), _p=est["model_name"] != POOLED,
+                     _s=~est["significant"].fillna(False).astype(bool)).sort_values(
+        ["_p", "_s", "p_value_adjusted", "model_name", "metric"], kind="stable")
+    est = est[[c for c in cols if c in est.columns]]
+    rest = shown[shown["dropped_reason"].notna()]
+    # a structural reason (a parent flag, the reference level) holds for every fit: said once per property
+    rest = (rest.assign(property=rest["property"].map(property_label),
+                        fit=rest["model_name"].astype(str) + " " + rest["metric"].astype(str))
+            .groupby(["property", "dropped_reason"], sort=False)["fit"].agg(", ".join).reset_index()
+            .rename(columns={"fit": "fits (model, metric)"}))
+    where = f"property_kind = '{kind}' and {NOT_BASELINE}"
+    tables = []
+    if len(est):
+        tables.append(Table(est.reset_index(drop=True), f"The estimates drawn above ({', '.join(metrics)}); "
+                            "p_value_adjusted: Benjamini-Hochberg across the fit's properties.",
+                            _sql("model_name, metric, model_type, property, coef, std_err_clustered, ci_low, ci_high, "
+                                 "p_value_adjusted, significant, n, n_tables, note", "analysis_property_regression",
+                                 where + " and dropped_reason is null", "model_name, metric, property")))
+    if len(rest):
+        tables.append(Table(rest.reset_index(drop=True), "Properties a fit could not estimate, and why.",
+                            _sql("model_name, metric, property, dropped_reason", "analysis_property_regression",
+                                 where + " and dropped_reason is not null", "model_name, metric, property"),
+                            "Not estimated"))
+    title = ("Which table properties make questions harder?" if kind == "table"
+             else "Which question properties make questions harder, the others held fixed?")
+    return Section(f"regression_{kind}", title, "A regression of each question's score on the properties at once "
+                   "(strict scores), so each effect is net of the others.", figs, tables)
+
+
+def _verbosity(b: _Builder) -> Section | None:
+    df = b.tested("verbosity")
+    if df.empty:
+        return None
+    fig = plots.plot_verbosity_recall(_strict(b.frame("verbosity"), b.mode)[lambda d: ~d["model_name"].isin(
+        b.baselines)], b.fig_dir, b.mode, b.order)
+    keys = ["model_name", "inference_mode", "mean_values_given", "mean_values_expected", "verbosity_ratio"]
+    table = _ordered(_wide(df, keys, ("recall", "precision", "f1")), b.order, ["inference_mode"])
+    return Section("verbosity", "Do longer answers buy recall?", "Listing more values finds more of the answer but "
+                   "costs precision (the paper's RQ8).",
+                   [(fig, f"Each point is a model: the mean number of distinct values it answers (x) against its "
+                          f"mean recall (y; the paper's Figure 38, {b.mode} scoring); the dashed line is how many "
+                          f"values the answers hold, so a point right of it over-answers.")],
+                   [Table(table, "verbosity_ratio: values given / values expected.",
+                          _sql("model_name, inference_mode, mean_values_given, mean_values_expected, "
+                               "verbosity_ratio, metric, value, n", "analysis_answer_verbosity", b.where,
+                               "model_name, inference_mode, metric"))])
+
+
+def _sources(b: _Builder) -> Section | None:
+    df = b.tested("by_source_dataset")
+    if df.empty:
+        return None
+    labelled = df.assign(dataset=df["source"].astype(str) + ": " + df["dataset"].astype(str))
+    fig = plots.heatmap(labelled, "dataset", "f1", b.fig_dir, "heatmap_dataset_f1.png",
+                        f"F1 by model and source: dataset ({b.mode})", "source: dataset", model_order=b.order,
+                        scoring_mode=b.mode)
+    table = _ordered(_wide(df, ["model_name", "inference_mode", "source", "dataset"]), b.order,
+                     ["inference_mode", "source", "dataset"])
+    return Section("by_source_dataset", "Do real and synthetic questions differ?",
+                   "The release's real questions and the generated synthetic ones, by dataset or domain.",
+                   [(fig, f"Mean F1 of each model (rows) on the questions of each source and dataset (columns; "
+                          f"{b.reading}): compare the real columns with the synthetic ones.")],
+                   [Table(table, "Mean F1 and CC per model, source and dataset; n: questions.",
+                          _sql("model_name, inference_mode, source, dataset, metric, value, n, n_left_out",
+                               "analysis_scores_by_source_dataset", b.where,
+                               "model_name, inference_mode, source, dataset, metric"))])
+
+
+def _formats(b: _Builder) -> Section | None:
+    board = _under_test(_strict(b.frame("leaderboard"), b.mode), b.baselines)
+    if board.empty:
+        return None
+    counts = board.groupby("model_name")["table_format"].nunique()
+    several = counts[counts > 1].index
+    if not len(several):
+        return None
+    rows = board[board["model_name"].isin(several)]
+    fig = plots.plot_means_with_intervals(rows, b.fig_dir, "table_formats.png",
+                                          f"Mean F1 and CC per model and table format ({b.mode} scoring, 95% "
+                                          f"intervals)", label_columns=("table_format", "inference_mode"))
+    df = b.tested("by_table_format")
+    table = _ordered(_wide(df[df["model_name"].isin(several)], ["model_name", "inference_mode", "table_format"],
+                           extra=("n", "value_minus_html")).rename(columns={"value_minus_html": "f1_minus_html"}),
+                     b.order, ["inference_mode", "table_format"])
+    return Section("by_table_format", "Which table format works best?", "The same questions shown as HTML, CSV, "
+                   "Markdown or an image (the paper's Table V).",
+                   [(fig, "Each row is a model on one table format (and inference mode), with its mean and 95% "
+                          "interval: compare the rows of one model.")],
+                   [Table(table, "f1_minus_html: the F1 difference to the model's HTML result.",
+                          _sql("model_name, inference_mode, table_format, metric, value, n, value_minus_html",
+                               "analysis_scores_by_table_format", b.where,
+                               "model_name, inference_mode, table_format, metric"))])
+
+
+def _text_vs_image(b: _Builder) -> Section | None:
+    df = b.frame("text_vs_image")
+    if df.empty and len(b.frame("by_table_format")):
+        from .modality import text_vs_image
+
+        df = text_vs_image(b.frame("by_table_format"))
+    df = _strict(_under_test(df, b.baselines), b.mode)
+    if df.empty:
+        return None
+    models = set(df["model_name"])
+    board = _strict(b.frame("leaderboard"), b.mode)
+    fig = plots.plot_means_with_intervals(board[board["model_name"].isin(models)], b.fig_dir, "text_vs_image.png",
+                                          f"Text versus image: mean F1 and CC per table format ({b.mode} scoring)",
+                                          label_columns=("table_format", "inference_mode"))
+    shown = df[df["metric"].isin(SHOWN_METRICS)].drop(columns=["scoring_mode"], errors="ignore")
+    return Section("text_vs_image", "Does a model read a table better as text or as an image?",
+                   "Models shown each table both as text and as its PNG (the paper's RQ10).",
+                   [(fig, "Each row is a model on one format, the image among them, with its mean and 95% interval: "
+                          "the image row right of the text rows means the picture does better.")],
+                   [Table(shown.reset_index(drop=True), "image_minus_text > 0 where the picture does better.",
+                          _sql("model_name, inference_mode, metric, text_format, text_value, image_value, "
+                               "image_minus_text, n_text, n_image", "analysis_text_vs_image", b.where,
+                               "model_name, inference_mode, metric, text_format"))])
+
+
+def _modes(b: _Builder) -> Section | None:
+    df = b.tested("by_mode_family")
+    if df.empty or not (df.groupby("model_name")["inference_mode"].nunique() > 1).any():
+        return None
+    from .mode_plots import plot_mode_family_heatmap
+
+    fig = plot_mode_family_heatmap(_under_test(b.frame("by_mode_family"), b.baselines), b.fig_dir, "f1", b.mode)
+    gains = b.tested("mode_gains")
+    tables = []
+    if len(gains):
+        g = gains[gains["metric"].isin(SHOWN_METRICS)].drop(columns=["scoring_mode"])
+        g = g.assign(family=g["family"].map(template_label))
+        tables.append(Table(_ordered(g, b.order, ["metric", "family", "inference_mode", "baseline_mode"]),
+                            "The code mode's mean minus the text mode's per question family (gain > 0: code helps).",
+                            _sql("model_name, family, metric, inference_mode, baseline_mode, value, baseline_value, "
+                                 "gain, n, baseline_n", "analysis_mode_gains", b.where,
+                                 "model_name, metric, family, inference_mode, baseline_mode")))
+    return Section("modes", "Does reasoning or code help?", "direct answers, text chain of thought (tcot), a program "
+                   "(pot) and interleaved code (icot) on the same questions (TReB's modes).",
+                   [(fig, f"Mean F1 of each model / inference mode (rows) on each question family (columns; "
+                          f"{b.reading}; pot is scored on its program's executed answer, a failed run 0): compare "
+                          f"the rows of one model.")], tables)
+
+
+def _code_runs(b: _Builder) -> Section | None:
+    errors = _under_test(b.frame("execution_errors"), b.baselines)
+    if errors.empty:
+        return None
+    from .mode_plots import plot_execution_outcomes
+
+    fig = plot_execution_outcomes(errors, b.fig_dir)
+    tables = [Table(errors.reset_index(drop=True), "pot and icot code blocks by how they ended.",
+                    _sql("*", "analysis_execution_errors", NOT_BASELINE, "model_name, inference_mode, outcome"))]
+    turns = _under_test(b.frame("episode_turns"), b.baselines)
+    if len(turns):
+        tables.append(Table(turns.reset_index(drop=True), "icot episodes by the turns they used.",
+                            _sql("*", "analysis_episode_turns", NOT_BASELINE, "model_name, turns_used"),
+                            "Turns per icot episode"))
+    return Section("code_runs", "How do the models' programs end?", "Every code block pot and icot ran, in the sandbox.",
+                   [(fig, "Each bar is a model / mode / sandbox, split by how its code runs ended: the share that "
+                          "is not 'ok' is what failed programs cost the code modes.")], tables)
+
+
+def _obfuscation(b: _Builder) -> Section | None:
+    gap = b.tested("obfuscation_gap")
+    if gap.empty:
+        return None
+    from .obfuscation_gap import CAPTION, plot_obfuscation_gap
+
+    path = plot_obfuscation_gap(gap, b.fig_dir, "f1", b.mode)
+    figs = [(path, CAPTION.format(metric="F1", mode=b.mode))] if path else []
+    shown = gap[gap["metric"].isin(SHOWN_METRICS)].drop(columns=["scoring_mode"])
+    return Section("obfuscation_gap", "Does a model rely on the table's words?", "The same tables and questions "
+                   "with every table word replaced by an invented one (the paper's RQ3).", figs,
+                   [Table(shown.reset_index(drop=True), "gap = original - obfuscated, over the pairs scored in both.",
+                          _sql("*", "analysis_obfuscation_gap", b.where, "model_name, table_format, metric"))])
+
+
+def _judge(b: _Builder) -> Section | None:
+    agreement = _under_test(b.frame("judge_agreement"), b.baselines)
+    if agreement.empty:
+        return None
+    labelled = agreement.assign(label=agreement["judge_name"].astype(str) + " on " + agreement["model_name"].astype(str)
+                                + " / " + agreement["inference_mode"].astype(str))
+    fig = plots.plot_bars(labelled, "label", "cohen_kappa", b.fig_dir, "judge_agreement.png",
+                          "LLM judge against complete containment: Cohen's kappa", "Cohen's kappa", (-1.0, 1.0))
+    return Section("judge_agreement", "Does the LLM judge agree with complete containment?",
+                   "The judge's verdicts against strict complete containment on the same predictions.",
+                   [(fig, "One bar per judge and model / mode: Cohen's kappa of the judge's correct / incorrect against "
+                          "CC's, 1 perfect agreement, 0 no better than chance.")],
+                   [Table(agreement.reset_index(drop=True), "Confusion counts over the predictions with a verdict.",
+                          _sql("*", "analysis_judge_agreement", NOT_BASELINE, "judge_name, model_name, inference_mode"))])
+
+
+CHOICE_SQL = {
+    "choice accuracy by subset": None,
+    "choice accuracy by strategy and variant": ("analysis_choice_accuracy", "model_name, scoring, subset"),
+    "choice robustness gap": ("analysis_choice_robustness_gap", "model_name, scoring"),
+    "choice probe accuracy by target position": ("analysis_choice_probe_positions",
+                                                 "model_name, scoring, subset, target_row, target_col"),
+    "choice regression on table properties (estimated)": ("analysis_choice_property_regression",
+                                                          "model_name, scoring, property"),
+}
+
+
+def _choice(b: _Builder) -> Section | None:
+    from evaluation_py.choice.figures import FRAME_KEYS, choice_figures, choice_tables
+
+    frames = {k: _under_test(b.frame(k), b.baselines) for k in FRAME_KEYS}
+    if frames["choice_accuracy"].empty:
+        return None
+    tables = []
+    for name, (df, caption) in choice_tables(frames).items():
+        if df.empty:
+            continue
+        mart = CHOICE_SQL.get(name)
+        sql = _sql("*", mart[0], NOT_BASELINE, mart[1]) if mart else None
+        tables.append(Table(df.reset_index(drop=True), caption, sql, name[0].upper() + name[1:]))
+    return Section("choice", "Do the models pass TabIS's two-option items?", "Each item asked in both option orders; "
+                   "right in both is the score.", choice_figures(frames, b.fig_dir), tables)
+
+
+COMPOSITION_CAPTIONS = {
+    "domain": "Tables and questions per domain (dataset) of the benchmark: the bar lengths are the counts.",
+    "template": "Tables and questions per SQL question template (synthetic questions): the bar lengths are the counts.",
+    "property": "Tables having each of the 23 table properties, and their questions; a table counts under every "
+                "property it has, so the bars overlap.",
+    "property_combination": "Tables and questions per combination of main table properties (the paper's Figure 3a): "
+                            "each column is one combination, its black dots the properties its tables have, most "
+                            "frequent first.",
+    "question_property": "Questions having each question property (and the tables they are on); a question counts "
+                         "under every property it has.",
+}
+
+
+def _composition(b: _Builder) -> Section | None:
+    comp = b.frame("composition")
+    if comp.empty:
+        return None
+    figs = []
+    for facet in pd.unique(comp["facet"]):
+        shown = comp
+        if facet == "template":
+            shown = comp.assign(key=[template_label(k) if f == "template" else k
+                                     for k, f in zip(comp["key"], comp["facet"])])
+        figs.append((plots.plot_composition(shown, b.fig_dir, facet),
+                     COMPOSITION_CAPTIONS.get(facet, f"Tables and questions per {facet.replace('_', ' ')}: the bar "
+                                                     f"lengths are the counts.")))
+    return Section("composition", "What does the benchmark hold?", "Counts of tables and questions.", figs,
+                   [Table(_readable_composition(comp).drop(columns=["build_fingerprint"], errors="ignore"),
+                          "Tables and questions per facet; a property combination lists the main properties its "
+                          "tables have.",
+                          _sql("facet, key, n_tables, n_questions", "analysis_benchmark_composition", None,
+                               "facet, n_tables desc"))])
 
 
 def _readable_composition(comp: pd.DataFrame) -> pd.DataFrame:
     named = comp["facet"].isin(["property", "question_property", "property_combination"])
-    keys = [" + ".join(property_label(p) for p in str(k).split(" + ")) if n and not str(k).startswith("(") else k
-            for k, n in zip(comp["key"], named)]
+    keys = [" + ".join(property_label(p) for p in str(k).split(" + ")) if n and not str(k).startswith("(")
+            else template_label(k) if f == "template" else k
+            for k, n, f in zip(comp["key"], named, comp["facet"])]
     return comp.assign(key=keys)
 
 
-def _text_vs_image(by_table_format: pd.DataFrame) -> pd.DataFrame:
-    from .modality import text_vs_image
-
-    return text_vs_image(by_table_format)
-
-
-def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
-    """The tables of the report, each with a caption; property names readable."""
-    overall = frames["overall"]
-    if "level" in overall.columns:  # eval_summary: every level; the report shows the overall one
-        overall = overall[overall["level"] == "overall"].drop(
-            columns=[c for c in ("level", "source", "dataset", "template_id") if c in overall.columns])
-    counts = ("n: predictions scored (the means are over them); n_left_out: predictions paper mode left out. "
-              "One column per registered metric.")
-    wide = metrics_as_columns
-    shown: dict[str, tuple[pd.DataFrame, str]] = {
-        "overall scores": (wide(overall), "Mean scores per model, table format, inference mode and scoring mode "
-                                          "over all questions. " + counts),
-        "scores by table format": (wide(frames["by_table_format"]), "Per model and table format (the paper's "
-                                   "Table V); METRIC_minus_html: the metric's difference to the model's HTML "
-                                   "result. " + counts),
-        "text versus image": (_text_vs_image(frames["by_table_format"]), "Per model shown the table both as "
-                              "text and as its PNG (the paper's RQ10): image_minus_text > 0 where the picture "
-                              "does better; empty unless a model was evaluated with formats [image] and a text "
-                              "format."),
-        "scores by source and dataset": (wide(frames["by_source_dataset"]), "Each model on its primary table "
-                                         "format. " + counts),
-        "answer verbosity": (wide(frames["verbosity"]), "Mean distinct values given and expected per model; "
-                             "verbosity_ratio = given / expected (exactly 1 for the oracle). " + counts),
-        "scores by template": (wide(frames["by_template"]), "Synthetic questions per SQL template. " + counts),
-        "scores by question property": (wide(_readable(frames["by_question_property"])), counts),
-        "scores by aggregation type": (wide(frames["by_aggregation_type"]), counts),
-        **_mode_tables(frames),
-        "benchmark composition": (_readable_composition(frames["composition"]),
-                                  "Counts of tables and questions per facet; a property combination lists the "
-                                  "main properties its tables have."),
-    }
-    gap = frames.get("obfuscation_gap")  # issue 14 §3: only when a model answered both variants
-    if gap is not None and len(gap):
-        shown["obfuscation gap"] = (gap.drop(columns=[c for c in ("build_fingerprint",) if c in gap.columns]),
-                                    "Mean of each metric over the question pairs scored in both variants, on "
-                                    "the originals and on their text-obfuscated twins; gap = original - "
-                                    "obfuscated (the paper's RQ3 reports about 5 F1 points on average).")
-    if "judge_agreement" in frames:  # the LLM judge against cc (evaluation_py.analysis.judge_agreement)
-        shown["judge agreement"] = (frames["judge_agreement"].drop(columns=["build_fingerprint"], errors="ignore"),
-                                    "The LLM judge's correct / incorrect against strict complete containment (cc) "
-                                    "per evaluated model and inference mode: confusion counts over the predictions "
-                                    "with a verdict, and Cohen's kappa. Empty without var judge_model.")
-    regression = frames["regression"]
-    cols = ["model_name", "metric", "model_type", "property", "coef", "std_err_clustered", "p_value_adjusted",
-            "ci_low", "ci_high", "significant", "n", "n_left_out", "n_tables", "note"]
-    for kind in ("table", "question"):
-        fit = regression[regression["property_kind"] == kind]
-        est = fit[fit["dropped_reason"].isna() & fit["coef"].notna()]
-        shown[f"regression on {kind} properties (estimated)"] = (
-            _readable(est[[c for c in cols if c in est.columns]]),
-            "Per model under test and pooled (__pooled__, when there are two or more); strict scores. " + ORACLE_NOTE)
-        rest = fit[fit["dropped_reason"].notna()]
-        shown[f"regression on {kind} properties (not estimated)"] = (
-            _readable(rest[["model_name", "metric", "model_type", "property", "dropped_reason"]]),
-            "Properties a fit could not estimate, and why.")
-    from evaluation_py.choice.figures import choice_tables  # choice items (issue 13)
-    shown.update(choice_tables(frames))
-    return shown
+NO_MODEL = "an eval_models entry (a model under test; the baselines enter no breakdown)"
+# (builder, title when it cannot be answered, what would answer it): the report's order
+SECTIONS: tuple[tuple[Callable, str, str], ...] = (
+    (_leaderboard, "Leaderboard", "evaluate a model: an eval_models entry, or the default baselines"),
+    (_templates, "Which question templates are hard?", NO_MODEL + " answering synthetic questions"),
+    (_question_properties, "Which kinds of question are hard?", NO_MODEL + " answering synthetic questions"),
+    (_aggregation, "Which aggregate functions are hard?", NO_MODEL + " answering synthetic questions"),
+    (lambda b: _regression(b, "table"), "Which table properties make questions harder?", NO_MODEL),
+    (lambda b: _regression(b, "question"), "Which question properties make questions harder?", NO_MODEL),
+    (_verbosity, "Do longer answers buy recall?", NO_MODEL),
+    (_sources, "Do real and synthetic questions differ?", NO_MODEL),
+    (_formats, "Which table format works best?", "several formats in one entry: `formats: [html, csv, markdown]`"),
+    (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
+                                          "sends images"),
+    (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
+    (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
+    (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
+    (_judge, "Does the LLM judge agree with complete containment?", "set var judge_model to an entry"),
+    (_choice, "Do the models pass TabIS's two-option items?", "`choice_items: {sample: 100}` in an entry"),
+    (_composition, "What does the benchmark hold?", "a benchmark (no tables were built)"),
+)
 
 
-def _mode_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, str]]:
-    """The inference-mode tables, where the frames hold them (evaluation_py.analysis.mode_comparison)."""
-    shown = {}
-    if "mode_gains" in frames:
-        gains = frames["mode_gains"]
-        shown["gain of pot and icot over direct and tcot"] = (
-            gains[gains["scoring_mode"] == "strict"] if len(gains) else gains,
-            "Per model, question family and metric (strict scores): the code mode's mean minus the text mode's.")
-    if "execution_errors" in frames:
-        shown["code runs by outcome"] = (frames["execution_errors"], "pot and icot code blocks by how they ended.")
-    if "episode_turns" in frames:
-        shown["turns used per episode"] = (frames["episode_turns"], "icot episodes by the turns they used.")
-    return shown
+def report_sections(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_dir,
+                    scoring_mode: str = "strict") -> tuple[list[Section], list[Unanswered]]:
+    """The sections the frames can fill, in the report's order (their figures written under ``fig_dir``), and
+    the questions they cannot, with what would fill them. ``frames``: the analysis tables by key (``leaderboard``
+    computed from ``scores`` when absent)."""
+    frames = dict(frames)
+    if "leaderboard" not in frames:
+        frames["leaderboard"] = leaderboard(scores)
+    b = _Builder(frames, scores, fig_dir, scoring_mode)
+    for build, title, remedy in SECTIONS:
+        b.add(build(b), title, remedy)
+    return b.sections, b.unanswered
 
 
 def build_report(out_dir, scores: pd.DataFrame, frames: Mapping[str, pd.DataFrame], build_info: Mapping) -> pd.DataFrame:
+    """Write the figures and index.html under ``out_dir``; one row per file written (path, kind, bytes)."""
     out = Path(str(out_dir or "reports"))
-    figs = write_figures(frames, scores, out / "figures")
+    sections, unanswered = report_sections(frames, scores, out / "figures")
     info = {"build_date": datetime.date.today().isoformat(),
             **{k: ("not set (default)" if v is None else v) for k, v in build_info.items()}}
-    index = write_report(out, report_tables(frames), figs, info, models=models_evaluated(scores))
-    files = [Path(f) for f, _ in figs] + [Path(index)]
+    index = write_report(out, sections, info, models=models_evaluated(scores), unanswered=unanswered)
+    files = [Path(f) for s in sections for f, _ in s.figures] + [Path(index)]
     return pd.DataFrame({"path": [str(f) for f in files],
                          "kind": ["figure" if f.suffix == ".png" else "report" for f in files],
                          "bytes": [f.stat().st_size if f.exists() else 0 for f in files]})

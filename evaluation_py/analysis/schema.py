@@ -134,3 +134,39 @@ AGGREGATION_TYPES: tuple[str, ...] = ("min", "max", "sum", "avg", "count")
 
 def aggregation_type_column(agg: str) -> str:
     return f"aggregation_aggregation_type_{agg}"
+
+
+# The 15 SQL question templates of the paper's Table III (generator_py/questions/families), named by what
+# they ask; every figure and table shows a template as `q05 aggregate shown in the table`.
+TEMPLATE_NAMES: dict[int, str] = {
+    1: "one cell",
+    2: "cells of several rows",
+    3: "cells of several columns",
+    4: "aggregate along one row",
+    5: "aggregate shown in the table",
+    6: "cells of several rows and columns",
+    7: "aggregate along one column",
+    8: "aggregates per column",
+    9: "aggregate per row group",
+    10: "aggregate per row group, group named",
+    11: "aggregate per row group and column",
+    12: "top-k values",
+    13: "all values sorted",
+    14: "rows passing a threshold",
+    15: "values of rows passing a threshold",
+}
+
+
+def template_label(template) -> str:
+    """``5``, ``5.0``, ``'5'`` or the family id ``'q05'`` -> ``'q05 aggregate shown in the table'``; another
+    family (TReB's) as it is."""
+    text = str(template).strip()
+    if text.lower().startswith("q") and text[1:].isdigit():
+        text = text[1:]
+    try:
+        number = float(text)
+    except ValueError:
+        return str(template)
+    if number.is_integer() and int(number) in TEMPLATE_NAMES:
+        return f"q{int(number):02d} {TEMPLATE_NAMES[int(number)]}"
+    return str(template)

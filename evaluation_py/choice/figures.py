@@ -1,4 +1,4 @@
-"""The report's choice figures and tables (a block of `report_build.write_figures` / `report_tables`).
+"""The report's choice figures and tables (the choice section of `analysis.report_build`).
 
 Each model is shown under its preferred scoring: `logprobs` where it has scored answers, else `text`.
 """
@@ -8,6 +8,7 @@ from typing import Mapping
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from ..analysis.plots import _new_figure, _placeholder, _save
 from .spec import SUBSETS
@@ -88,6 +89,8 @@ def plot_probe_positions(positions: pd.DataFrame, out_dir, filename: str = "choi
         ax.set_title(f"{model} ({sub['scoring'].iloc[0]})", fontsize=9)
         ax.set_xlabel("target column")
         ax.set_ylabel("target row")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rows and columns are counted, never halves
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(title)
     fig.colorbar(im, ax=fig.axes).set_label("accuracy (both orders' answers)")
     return _save(fig, out_dir, filename)

@@ -12,7 +12,8 @@ def model(dbt, session):
         out_dir=output_dir(dbt.config.get("reports_dir"), database_path(session), "reports"),
         scores=dbt.ref("eval_scores").df(),  # the models evaluated are listed from these, not from the var
         frames={
-            "overall": dbt.ref("eval_summary").df(),
+            "leaderboard": dbt.ref("eval_leaderboard").df(),
+            "text_vs_image": dbt.ref("analysis_text_vs_image").df(),
             "by_template": dbt.ref("analysis_scores_by_template").df(),
             "by_question_property": dbt.ref("analysis_scores_by_question_property").df(),
             "by_aggregation_type": dbt.ref("analysis_scores_by_aggregation_type").df(),
@@ -27,7 +28,7 @@ def model(dbt, session):
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),
             "episode_turns": dbt.ref("analysis_episode_turns").df(),
-            # choice items (issue 13)
+            # choice items
             "choice_accuracy": dbt.ref("analysis_choice_accuracy").df(),
             "choice_gap": dbt.ref("analysis_choice_robustness_gap").df(),
             "choice_probe_positions": dbt.ref("analysis_choice_probe_positions").df(),

@@ -5,6 +5,7 @@ responses replayed on its 194 real questions; one synthetic domain, one replica)
 """
 from __future__ import annotations
 
+import re
 import struct
 from html.parser import HTMLParser
 from pathlib import Path
@@ -110,9 +111,41 @@ def test_one_model_under_test_gives_no_pooled_rows_and_the_report_lists_it(relea
         select distinct n, n_left_out from analysis_property_regression where metric = 'f1'""")
     assert (n, n_left_out) == (194, 0)  # strict scores: every prediction scored
     text = (release_build / "reports" / "index.html").read_text(encoding="utf-8")
-    models = text[text.index("<h3>Models evaluated</h3>"):text.index("<h2>Figures</h2>")]
-    assert "<td>gemma</td>" in models and "<td>194</td>" in models and "<td>9</td>" in models
-    assert "eval_models" not in text
-    assert "no pooled fit: a pooled fit needs two models, this build has 1" in text
-    overall = text[text.index("<h3>overall scores</h3>"):text.index("<h3>scores by table format</h3>")]
-    assert overall.count("<td>gemma</td>") == 2  # one row per mode: the overall level only
+    models = text[text.index("<h3>Models evaluated</h3>"):text.index("<nav>")]
+    assert "<td class='txt'>gemma</td>" in models and "<td class='num'>194</td>" in models
+    assert "eval_models" not in models  # listed from eval_scores, not from the var
+    assert "a pooled fit needs two models, this build has 1" in text
+
+
+def test_the_report_opens_with_the_leaderboard_of_the_mart(release_build):
+    text = (release_build / "reports" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r"<section id='([^']+)'>", text)[0] == "leaderboard"
+    lead = text[text.index("<section id='leaderboard'>"):]
+    lead = lead[:lead.index("</section>")]
+    (mean, low, high, n_q), = _rows(release_build, """
+        select mean, ci_low, ci_high, n_questions from eval_leaderboard
+        where model_name = 'gemma' and scoring_mode = 'strict' and metric = 'f1'""")
+    assert low < mean < high and n_q == 194
+    assert f"<td class='num'>{mean:.3f}</td>" in lead and f"[{low:.3f}, {high:.3f}]" in lead
+    assert "build_fingerprint" not in text and text.count("build fingerprint:") == 1
+
+
+def test_every_query_the_report_shows_runs_and_returns_at_least_its_rows(release_build):
+    import html as html_module
+
+    text = (release_build / "reports" / "index.html").read_text(encoding="utf-8")
+    queries = re.findall(r"<pre class='sql' data-rows='(\d+)'>(.*?)</pre>", text, re.S)
+    assert len(queries) >= 8
+    for n, sql in queries:
+        rows = _rows(release_build, html_module.unescape(sql))
+        assert len(rows) >= int(n), sql
+
+
+def test_the_report_in_a_browser_loads_every_image_and_no_figure_overflows(release_build, tmp_path):
+    from evaluation_py.testing.report_browser import layout_problems, measure_report
+
+    index = release_build / "reports" / "index.html"
+    result = measure_report(index, screenshot=tmp_path / "report.png")
+    assert len(result["images"]) == len(list((release_build / "reports" / "figures").glob("*.png")))
+    assert layout_problems(result) == []
+    assert (tmp_path / "report.png").stat().st_size > 10_000

@@ -72,20 +72,25 @@ def test_model_order_is_consistent(inputs):
 
 
 def test_report_references_only_existing_files(inputs, tmp_path):
+    from evaluation_py.analysis.report import Section, Table
+
     out = tmp_path / "report"
     paths, reg = _all_plots(inputs, out / "figures")
     paths = [*paths, str(out / "figures" / "does_not_exist.png")]
-    frames = {"regression <pooled>": reg[reg.model_name == POOLED],
-              "evil": pd.DataFrame({"x": ["<script>alert(1)</script>"]})}
-    index = write_report(out, frames, paths, {"build_date": "2025-01-02", "seed": 42,
-                                              "config": {"models": ["m_a"], "mode": "strict"}})
+    sections = [Section("figs", "All figures <b>", figures=[(p, "a caption") for p in paths]),
+                Section("tables", "Tables", tables=[Table(reg[reg.model_name == POOLED], "regression <pooled>"),
+                                                    Table(pd.DataFrame({"x": ["<script>alert(1)</script>"]}))])]
+    index = write_report(out, sections, {"build_date": "2025-01-02", "seed": 42,
+                                         "config": {"models": ["m_a"], "mode": "strict"}})
     text = Path(index).read_text()
-    refs = re.findall(r"""(?:src|href)=['"]([^'"]+)['"]""", text)
+    refs = re.findall(r"""src=['"]([^'"]+)['"]""", text)
     assert len(refs) == 10
     for r in refs:
         assert not r.startswith("/") and (out / r).is_file(), r
-    assert "does_not_exist" not in " ".join(refs)
-    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "does_not_exist" not in " ".join(refs) and "does_not_exist.png" in text  # named as missing
+    assert re.findall(r"href='#([^']+)'", text) == ["figs", "tables"]  # the contents link every section
+    assert "id='figs'" in text and "id='tables'" in text
+    assert "<script>" not in text and "&lt;script&gt;" in text and "All figures &lt;b&gt;" in text
     assert "2025-01-02" in text and "42" in text and "&quot;mode&quot;" in text
     assert "regression &lt;pooled&gt;" in text
 
@@ -96,6 +101,7 @@ def test_run_analysis_end_to_end(inputs, tmp_path):
     t, q, s = inputs
     res = run_analysis(s, t, q, tmp_path / "out", {"build_date": "2025-01-02", "seed": 1})
     text = Path(res["report"]).read_text()
+    assert "Verbosity and the metrics across models" in text
     refs = re.findall(r"""src=['"]([^'"]+)['"]""", text)
     assert len(refs) == len(res["plots"]) and all((tmp_path / "out" / r).is_file() for r in refs)
     assert res["model_order"] == ["m_a", "m_b", "m_c"]
@@ -140,12 +146,21 @@ def _frames(t, q, s):
     }
 
 
+def _section(frames, scores, key, fig_dir):
+    """The report's section ``key`` for these frames (None when the build cannot fill it)."""
+    from evaluation_py.analysis.report_build import report_sections
+
+    sections, _ = report_sections(frames, scores, fig_dir)
+    return next((x for x in sections if x.key == key), None)
+
+
 def _report(inputs, out, models=None):
     from evaluation_py.analysis.report_build import build_report
 
     t, q, s = inputs
     s = _with_oracle(s if models is None else s[s.model_name.isin(models)])
-    files = build_report(out, s, _frames(t, q, s), {"seed": 42, "replicas": None})
+    files = build_report(out, s, _frames(t, q, s), {"seed": 42, "replicas": None,
+                                                    "build_fingerprint": "fp-of-the-build"})
     return files, Path(out, "index.html").read_text(encoding="utf-8")
 
 
@@ -173,12 +188,12 @@ def test_figures_draw_without_matplotlib_warnings(inputs, report3, tmp_path):
 def test_report_lists_the_models_evaluated_with_their_counts(inputs, report3):
     _, _, s = inputs
     _, text, _ = report3
-    models = text[text.index("<h3>Models evaluated</h3>"):text.index("<h2>Figures</h2>")]
+    models = text[text.index("<h3>Models evaluated</h3>"):text.index("<nav>")]
     n = len(s[(s.model_name == "m_a") & (s.metric == "f1")])
     for name in ("m_a", "m_b", "m_c", "oracle"):
-        assert f"<td>{name}</td>" in models
-    assert models.count(f"<td>{n}</td>") == 4  # predictions of each model (one mode counted)
-    assert "oracle: check of the chain, in no fit" in models
+        assert f"<td class='txt'>{name}</td>" in models
+    assert models.count(f"<td class='num'>{n}</td>") == 4  # predictions of each model (one mode counted)
+    assert "baseline: the ground truth (a check of the chain)" in models
     assert "eval_models" not in text and "None" not in text
     assert "replicas: not set (default)" in text
 
@@ -190,38 +205,75 @@ def test_every_figure_has_a_caption_saying_what_it_shows(report3):
     for src, caption in figures:
         assert len(caption) > 40 and caption != Path(src).stem.replace("_", " "), (src, caption)
     coef = dict(figures)["figures/coefficients_table_f1.png"]
-    assert "pooled over the models under test" in coef and "oracle" in coef
+    assert "pools the models under test" in coef and "oracle" in coef
 
 
-def test_report_overall_table_is_the_overall_level_only(inputs, tmp_path):
-    from evaluation_py.analysis.report_build import report_tables
+def test_report_opens_with_the_leaderboard_and_its_intervals(inputs, report3):
+    from evaluation_py.analysis.leaderboard import leaderboard
 
-    t, q, s = inputs
-    overall, caption = report_tables(_frames(t, q, s))["overall scores"]
-    long = bd.overall_scores(s)
-    assert len(overall) == len(long) // 4 and "level" not in overall.columns  # one column per metric
-    assert list(overall.columns[-4:]) == ["precision", "recall", "f1", "cc"]
-    m_a = long[(long.model_name == "m_a") & (long.metric == "f1")].value.iloc[0]
-    assert overall[overall.model_name == "m_a"].f1.iloc[0] == m_a
-    assert "n_left_out" in caption
+    _, _, s = inputs
+    _, text, _ = report3
+    sections = re.findall(r"<section id='([^']+)'><h2>", text)
+    assert sections[0] == "leaderboard"
+    lead = text[text.index("<section id='leaderboard'>"):text.index("</section>")]
+    assert "figures/leaderboard.png" in lead
+    board = leaderboard(s)
+    row = board[(board.model_name == "m_a") & (board.metric == "f1") & (board.scoring_mode == "strict")].iloc[0]
+    assert f"[{row.ci_low:.3f}, {row.ci_high:.3f}]" in lead and row.ci_low < row["mean"] < row.ci_high
+    # the baselines once, in a table of their own
+    body = text[text.index("<section id='leaderboard'>"):]
+    row_of = "<tr><td class='txt'>oracle</td>"  # a row whose model is the oracle
+    assert lead.count(row_of) == 1 and body.count(row_of) == 1
+    assert "[1.000, 1.000]" in lead
+
+
+def test_report_tables_are_short_clean_and_give_their_sql(report3):
+    _, text, _ = report3
+    tables = re.findall(r"<table class='frame'>.*?</table>", text, re.S)
+    assert len(tables) >= 10
+    for t in tables:
+        assert t.count("<tr>") - 1 <= 20  # the header row, then at most 20
+        assert "build fingerprint" not in t and "build_fingerprint" not in t
+    assert "&lt;NA&gt;" not in text and "<NA>" not in text and "(empty)" not in text and ">nan<" not in text
+    assert text.count("build fingerprint: fp-of-the-build") == 1
+    sqls = re.findall(r"<pre class='sql' data-rows='(\d+)'>", text)
+    assert sqls and any(int(n) > 20 for n in sqls)  # a long table says how to get the rest
+    assert "20 of " in text and "this query on the database returns them all" in text
+
+
+def test_sections_the_build_cannot_fill_are_listed_once_with_what_fills_them(report3):
+    _, text, _ = report3
+    tail = text[text.index("<section id='not-answered'>"):]
+    assert "Text versus image" in tail and "`formats: [image]`" in tail
+    assert "several inference modes in one entry" in tail
+    assert "id='text_vs_image'" not in text and "Not answered by this build" in text[:text.index("<section")]
+
+
+def test_template_axes_and_tables_use_one_readable_label(inputs, report3):
+    from evaluation_py.analysis.schema import template_label
+
+    assert template_label(5) == template_label("q05") == template_label(5.0) == "q05 aggregate shown in the table"
+    assert template_label("stdev") == "stdev"
+    _, text, _ = report3
+    section = text[text.index("<section id='by_template'>"):]
+    section = section[:section.index("</section>")]
+    assert "q01 one cell" in section and "q15 values of rows passing a threshold" in section
 
 
 def test_report_and_figures_use_readable_property_labels(inputs, tmp_path):
-    from evaluation_py.analysis.report_build import report_tables
     from evaluation_py.analysis.schema import QUESTION_REGRESSION_PROPERTIES, TABLE_PROPERTY_COLUMNS, property_label
 
     for p in (*TABLE_PROPERTY_COLUMNS, *QUESTION_REGRESSION_PROPERTIES, "aggregation_aggregation_type_min"):
         assert "_" not in property_label(p) and property_label(p)[0].isupper(), p
     assert property_label("column_nesting") == "Multi Level Column"
     t, q, s = inputs
-    tables = report_tables(_frames(t, q, s))
-    est = tables["regression on table properties (estimated)"][0]
+    est = _section(_frames(t, q, s), s, "regression_table", tmp_path).tables[0].frame
     assert len(est) and not est.property.str.contains("_").any()
 
 
 def test_one_model_under_test_has_per_model_panels_and_says_there_is_no_pooled_fit(inputs, report3, tmp_path):
     files, text = _report(inputs, tmp_path / "one", models=["m_a"])
-    assert "no pooled fit: a pooled fit needs two models, this build has 1" in text
+    assert "a pooled fit needs two models, this build has 1" in text
     three = report3[0]
     # one panel per fit, side by side: pooled + 3 models is wider than the one model's panel
     one_w = plots.png_size(files[files.path.str.endswith("coefficients_table_f1.png")].path.iloc[0])[0]
@@ -244,27 +296,38 @@ def test_property_combinations_are_of_main_properties_and_not_dominated_by_other
     assert other.n_tables.sum() <= drawn.n_tables.max()
 
 
-def test_report_composition_table_names_properties_readably(inputs):
-    from evaluation_py.analysis.report_build import report_tables
-
+def test_report_composition_table_names_properties_readably(inputs, tmp_path):
     t, q, s = inputs
-    comp = report_tables(_frames(t, q, s))["benchmark composition"][0]
+    comp = _section(_frames(t, q, s), s, "composition", tmp_path).tables[0].frame
     named = comp[comp.facet.isin(["property", "question_property", "property_combination"])]
     assert len(named) and not named.key.str.contains("_").any()
     assert "Multi Level Column" in set(named.key)
 
 
-def test_report_has_a_judge_agreement_section_when_given(inputs):
+def test_report_has_a_judge_agreement_section_when_given(inputs, tmp_path):
     from evaluation_py.analysis.judge_agreement import judge_agreement
-    from evaluation_py.analysis.report_build import report_tables
 
     t, q, s = inputs
     cc = s[(s.scoring_mode == "strict") & (s.metric == "cc")].drop_duplicates("cache_key")
     judgements = cc[["model_name", "inference_mode", "cache_key"]].assign(
         judge_name="j", judge_correct=pd.array(cc.value.to_numpy() == 1.0, dtype="boolean"))  # a judge agreeing with cc
     frames = {**_frames(t, q, s), "judge_agreement": judge_agreement(judgements, cc).assign(build_fingerprint="fp")}
-    shown, caption = report_tables(frames)["judge agreement"]
-    assert "cohen_kappa" in shown.columns and "build_fingerprint" not in shown.columns and "kappa" in caption
+    section = _section(frames, s, "judge_agreement", tmp_path / "a")
+    shown = section.tables[0].frame
+    assert "cohen_kappa" in shown.columns and "kappa" in section.figures[0][1]
     assert len(shown) == cc.groupby(["model_name", "inference_mode"]).ngroups
     assert (shown.n_judge_correct_cc_incorrect == 0).all() and (shown.n_judge_incorrect_cc_correct == 0).all()
-    assert "judge agreement" not in report_tables(_frames(t, q, s))
+    assert _section(_frames(t, q, s), s, "judge_agreement", tmp_path / "b") is None
+
+
+def test_the_report_in_a_browser_loads_every_image_and_no_figure_overflows(report3, tmp_path):
+    from evaluation_py.testing.report_browser import layout_problems, measure_report
+
+    files, text, _ = report3
+    index = files[files.kind == "report"].path.iloc[0]
+    shot = tmp_path / "report.png"
+    result = measure_report(index, screenshot=shot)
+    assert len(result["images"]) == int((files.kind == "figure").sum()) >= 11
+    assert layout_problems(result) == []
+    assert all(img["width"] > 200 for img in result["images"])  # drawn, not collapsed
+    assert plots.png_size(shot)[1] >= result["page_height"] > 3000

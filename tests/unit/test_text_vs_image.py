@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evaluation_py.analysis.modality import TEXT_VS_IMAGE_COLUMNS, text_vs_image
-from evaluation_py.analysis.report_build import report_tables
+from evaluation_py.analysis.report_build import report_sections
 
 
 def by_format(rows):
@@ -27,16 +27,22 @@ def test_each_text_format_is_paired_with_the_image_of_the_same_model_mode_and_me
     assert out["n_image"].tolist() == [10, 10]
 
 
-def test_no_model_with_both_gives_typed_empty_rows_and_an_empty_report_table():
+def test_no_model_with_both_gives_typed_empty_rows_and_no_report_section(tmp_path):
     out = text_vs_image(by_format([("llm", "direct", "strict", "html", "f1", 0.3, 10, 0, 0.0)]))
     assert out.empty and list(out.columns) == TEXT_VS_IMAGE_COLUMNS and out["image_value"].dtype == "float64"
-    frames = {k: pd.DataFrame() for k in ("by_source_dataset", "verbosity", "by_template", "by_question_property",
-                                          "by_aggregation_type")}
-    frames.update(overall=pd.DataFrame({"level": ["overall"]}), composition=pd.DataFrame({"facet": [], "key": []}),
-                  by_table_format=by_format([("vl", "direct", "strict", "image", "f1", 0.6, 4, 0, None),
-                                             ("vl", "direct", "strict", "markdown", "f1", 0.5, 4, 0, None)]),
-                  regression=pd.DataFrame({c: [] for c in ("property_kind", "dropped_reason", "coef", "model_name",
-                                                                     "metric", "model_type", "property")}))
-    table, caption = report_tables(frames)["text versus image"]
+    board = pd.DataFrame({"model_name": "vl", "backend": "openai", "table_format": ["image", "markdown"],
+                          "inference_mode": "direct", "scoring_mode": "strict", "metric": "f1", "mean": [0.6, 0.5],
+                          "ci_low": [0.5, 0.4], "ci_high": [0.7, 0.6], "n_questions": 4, "n_tables": 2,
+                          "n_left_out": 0})
+    frames = {"leaderboard": board, "by_table_format": by_format([
+        ("vl", "direct", "strict", "image", "f1", 0.6, 4, 0, None),
+        ("vl", "direct", "strict", "markdown", "f1", 0.5, 4, 0, None)])}
+    sections, unanswered = report_sections(frames, pd.DataFrame(), tmp_path / "a")
+    section = next(x for x in sections if x.key == "text_vs_image")
+    table = section.tables[0].frame
     assert table[["text_format", "image_minus_text"]].round(6).values.tolist() == [["markdown", 0.1]]
-    assert "RQ10" in caption
+    assert "RQ10" in section.intro and "Text versus image" not in [u.title for u in unanswered]
+    frames["by_table_format"] = frames["by_table_format"].iloc[1:]  # markdown only: nothing to compare
+    sections, unanswered = report_sections({**frames, "leaderboard": board.iloc[1:]}, pd.DataFrame(), tmp_path / "b")
+    assert "text_vs_image" not in [x.key for x in sections]
+    assert any(u.title == "Text versus image" and "formats: [image]" in u.remedy for u in unanswered)
