@@ -92,15 +92,13 @@ class ProgramCgroup:
             (self.memory / "memory.force_empty").write_text("0")  # uncharge what the last program left cached
         except OSError:
             pass
-        total = str(memory_mb * _MB)
-        # memsw must stay >= the memory limit: raise whichever order keeps that true
-        first, second = ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes")
-        order = [first, second] if not self._swap else (
-            [second, first] if int((self.memory / second).read_text()) < int(total) else [first, second])
-        for name in order:
-            if name == second and not self._swap:
-                continue
-            (self.memory / name).write_text(total)
+        total = memory_mb * _MB
+        names = ["memory.limit_in_bytes"]
+        if self._swap:  # memory+swap must stay >= memory: raise it first, lower it last
+            swap = "memory.memsw.limit_in_bytes"
+            names = [swap, *names] if int((self.memory / swap).read_text()) < total else [*names, swap]
+        for name in names:
+            (self.memory / name).write_text(str(total))
         (self.pids / "pids.max").write_text(str(processes))
 
     def join(self) -> None:
