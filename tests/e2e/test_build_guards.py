@@ -61,7 +61,7 @@ def test_marts_of_another_build_fail_the_run_and_mark_the_database_incomplete(bu
     assert query(project, "select distinct build_fingerprint from benchmark_questions") != [(now,)]
     ((state, message),) = query(project, "select state, message from build_status")
     assert state == "incomplete" and "benchmark_questions" in message
-    assert f"build {now}: benchmark_tables, staging.stg_build_config;" in message
+    assert f"build {now}: benchmark_tables, staging.stg_build_config" in message
 
 
 # ---------------------------------------------------------------------------------------------- replay and cache
