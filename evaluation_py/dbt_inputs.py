@@ -54,6 +54,26 @@ def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, 
     return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
 
 
+def check_build_inputs(eval_models_raw, judge_model_raw, finetune_split_fractions_raw, release_dir) -> None:
+    """Every entry (the judge too) and every file the build will read, checked before any model writes.
+
+    The full reads (each replay file, the release) stay in this process for the models that use them
+    (read_responses, load_release keep what they read), so a large file is read once per build.
+    """
+    from .finetune_splits import parse_fractions
+    from .judge import parse_judge_model
+    from .real_import import load_release
+
+    specs = parse_eval_models(parse_config(eval_models_raw))
+    judge = parse_judge_model(parse_config(judge_model_raw))
+    parse_fractions(parse_config(finetune_split_fractions_raw))
+    for spec in [*specs, *([judge] if judge else [])]:
+        if spec.backend == "replay":
+            read_responses(spec.backend_config["path"])
+    if release_dir:
+        load_release(release_dir, renderings=False)
+
+
 def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
     """Fail on a replay file that answers another benchmark; log ids it has beyond this one and repeats."""
     for spec in specs:

@@ -32,6 +32,7 @@ from .backends.params import resolve_params
 from .episodes import run_episodes
 from .judge_prompt import JUDGE_PROMPT_VERSION, VerdictError, build_messages, parse_verdict
 from .model_specs import ModelSpec, parse_eval_models
+from .redaction import redact_entry, scrub
 from .modes.outcomes import answers_for_scoring
 from .scoring import extract_answers
 from .store import PredictionStore
@@ -51,12 +52,19 @@ log = logging.getLogger(__name__)
 
 
 def parse_judge_model(raw: Any) -> ModelSpec | None:
-    """The judge of var ``judge_model`` (None: no judge); a clear error naming the var and key."""
+    """The judge of var ``judge_model`` (None: no judge); a clear error naming the var and key, secrets masked."""
+    try:
+        return _parse_judge_model(raw)
+    except ValueError as e:
+        raise ValueError(scrub(str(e), raw)) from None
+
+
+def _parse_judge_model(raw: Any) -> ModelSpec | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
         raise ValueError(f"var judge_model must be one model entry (a mapping with at least backend) or null, "
-                         f"got {raw!r}")
+                         f"got {redact_entry(raw)!r}")
     for key in NOT_FOR_A_JUDGE:
         if key in raw:
             raise ValueError(f"var judge_model: key `{key}` has no meaning for the judge (it judges every "
@@ -66,7 +74,7 @@ def parse_judge_model(raw: Any) -> ModelSpec | None:
         (spec,) = parse_eval_models([entry])
     except ValueError as e:
         message = str(e)
-        prefix = f"eval_models entry 1 ({entry!r}): "
+        prefix = f"eval_models entry 1 ({redact_entry(entry)!r}): "
         raise ValueError(f"var judge_model: {message[len(prefix):] if message.startswith(prefix) else message}") \
             from None
     reads = [f for f in base.backend_class(spec.backend).benchmark_fields if f != "question_id"]

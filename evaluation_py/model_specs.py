@@ -10,6 +10,7 @@ from .backends.params import check_params
 from .choice.spec import ChoiceSpec, parse_choice_items
 from .image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from .prompts import TABLE_FORMATS
+from .redaction import redact_entry, scrub
 
 # The formats an entry may ask for: the text renderings, and the table's PNG (for backends with `images`).
 ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
@@ -72,16 +73,24 @@ def check_image_entry(where: str, name: str, model: str, backend_name: str, capa
 
 
 def parse_eval_models(raw: Any) -> list[ModelSpec]:
+    """The checked entries of var `eval_models`; a ValueError naming the entry, with its secrets masked."""
+    try:
+        return _parse_eval_models(raw)
+    except ValueError as e:
+        raise ValueError(scrub(str(e), raw)) from None
+
+
+def _parse_eval_models(raw: Any) -> list[ModelSpec]:
     import evaluation_py.backends  # noqa: F401  (fills the backend registry)
     from .inference_modes import get_mode, mode_names
 
     if raw is None:
         raw = DEFAULT_EVAL_MODELS
     if not isinstance(raw, list) or not raw:
-        raise ValueError(f"var eval_models must be a non-empty list of model entries, got {raw!r}")
+        raise ValueError(f"var eval_models must be a non-empty list of model entries, got {redact_entry(raw)!r}")
     specs, names = [], set()
     for i, entry in enumerate(raw):
-        where = f"eval_models entry {i + 1} ({entry!r})"
+        where = f"eval_models entry {i + 1} ({redact_entry(entry)!r})"
         if not isinstance(entry, dict):
             raise ValueError(f"{where}: must be a mapping with at least name and backend")
         name, backend_name = entry.get("name"), entry.get("backend")

@@ -22,7 +22,7 @@ from generator_py.release.properties import (
     TABLE_PROPERTY_COLUMNS,
 )
 from generator_py.grid.release_csv import grid_from_release_csv
-from generator_py.release.qaps_read import read_qaps
+from generator_py.release.qaps_read import read_qaps, resolve_release_file
 from generator_py.render.registry import format_names, render
 
 TABLE_COLUMNS: tuple[str, ...] = (
@@ -41,7 +41,23 @@ def _dataset(table_id: str) -> str:
     return table_id.split("--", 1)[0]
 
 
+# Releases read in this process, by (file, size, modification time, renderings): the build checks the
+# release up front (stg_build_config) and the staging models reuse that one full read.
+_READ: dict[tuple, tuple[pd.DataFrame, pd.DataFrame]] = {}
+
+
 def load_release(path: Union[str, Path], renderings: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`read_release` once per process while the file is unchanged (copies, so a caller may change them)."""
+    file = resolve_release_file(path)
+    stat = file.stat()
+    key = (str(file.resolve()), stat.st_size, stat.st_mtime_ns, renderings)
+    if key not in _READ:
+        _READ[key] = read_release(path, renderings)
+    tables, questions = _READ[key]
+    return tables.copy(), questions.copy()
+
+
+def read_release(path: Union[str, Path], renderings: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Read the release's real-world `qaps` JSON -> (tables frame, questions frame).
 
     `renderings=False` leaves the text renderings out (NULL): the build renders every table's grid

@@ -2,8 +2,9 @@
 
 `run_predictions` removes duplicate keys, skips keys the store already answers (a rerun sends nothing),
 runs the backend on the rest in a worker thread and persists its results in chunks of `chunk_size`
-(or every `flush_interval_s`, whichever comes first) from the calling thread as they arrive, so a run
-killed at any point loses at most the chunk not yet written; the next run sends only what is missing.
+or every `flush_interval_s` (one second by default), whichever comes first, from the calling thread as
+they arrive, so a run killed at any point loses at most the last second of answers; the next run sends
+only what is missing.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def run_predictions(
     store: PredictionStore,
     chunk_size: int = 64,
     progress: bool = True,
-    flush_interval_s: float = 5.0,
+    flush_interval_s: float = 1.0,
 ) -> dict[str, Any]:
     """Answer `requests` with `backend` into `store`; returns counts.
 

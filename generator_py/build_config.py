@@ -3,8 +3,9 @@
 `stg_build_config` (the first model of a build after the staged seeds) checks every var with
 `check_vars` and stores one row: the normalized vars and `build_fingerprint`, a short sha256 of the
 vars and inputs that shape the benchmark (seed, replicas, domains, the seed data, the release file).
-Every mart carries that fingerprint (`stamp`), and a data test fails when marts of different builds
-sit side by side (a killed build leaves some of them behind).
+Every mart carries that fingerprint (`stamp`), and the end of every run checks that they agree
+(`main.build_status`, macros/build_status.sql): a killed or partial build that left marts of another
+configuration behind marks the database incomplete.
 """
 from __future__ import annotations
 

@@ -17,8 +17,9 @@ Config keys (a dict):
   A request's own `params` override these.
 - `concurrency`: most requests in flight at once over all URLs (default 16; never exceeded).
 - `timeout_s`: limit for one attempt, connection to last byte (default 60).
-- `max_retries`: retries after the first attempt (default 5), on 408/409/429, 5xx, timeouts and
-  dropped or refused connections; other 4xx fail at once.
+- `max_retries`: retries after the first attempt (default 5), on 408/409/429, 5xx, timeouts,
+  dropped or refused connections and 2xx answers whose body is no chat completion (truncated or
+  garbled JSON, no choices: `bad_response`); other 4xx fail at once.
 - `backoff_base_s` (default 0.5), `backoff_max_s` (default 30): exponential backoff with jitter,
   the n-th retry waits a uniform draw in [d/2, d], d = min(backoff_max_s, base * 2**(n-1)).
   A 429/503 carrying `Retry-After` (or `retry-after-ms`) waits what the server asks, capped at
@@ -50,6 +51,10 @@ from .params import group_by_table, resolve_params
 log = logging.getLogger(__name__)
 
 _RETRY_STATUS = {408, 409, 429}
+
+
+class MalformedBody(ValueError):
+    """A 2xx answer whose body is not a chat completion (truncated or garbled JSON, no choices)."""
 
 
 def parse_retry_after(headers: Any, cap_s: float = 120.0) -> Optional[float]:
@@ -252,6 +257,8 @@ class OpenAIBackend(Backend):
             return f"http_{code}", code in _RETRY_STATUS or code >= 500, retry_after
         if isinstance(exc, openai.APIConnectionError):
             return "connection", True, None
+        if isinstance(exc, MalformedBody):  # cut short or garbled on the way: sent again like a dropped connection
+            return "bad_response", True, None
         if isinstance(exc, (openai.APIResponseValidationError, ValueError, KeyError, IndexError, AttributeError)):
             return "bad_response", False, None
         return "exception", False, None
@@ -266,9 +273,12 @@ class OpenAIBackend(Backend):
         async with asyncio.timeout(self.timeout_s):
             raw = await client.post("/chat/completions", cast_to=_response_type(client), body=body)
             data = await raw.aread()
-        obj = json.loads(data)
+        try:
+            obj = json.loads(data)
+        except ValueError as exc:
+            raise MalformedBody(f"the body of a {raw.status_code} is not JSON ({exc}): {data[:200]!r}") from None
         if not isinstance(obj, dict) or not obj.get("choices"):
-            raise ValueError(f"no choices in response: {str(obj)[:200]}")
+            raise MalformedBody(f"no choices in response: {str(obj)[:200]}")
         return obj
 
     def _to_prediction(self, req: PredictionRequest, obj: dict[str, Any], attempts: int, latency: float,

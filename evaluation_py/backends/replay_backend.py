@@ -48,10 +48,24 @@ class ResponsesFile:
     turns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (id, inference mode) -> replies
 
 
+# Files read in this process, by (path, size, modification time): the build checks every responses
+# file up front (stg_build_config) and the evaluation models reuse that one full read.
+_READ: dict[tuple[str, int, int], ResponsesFile] = {}
+
+
 def read_responses(path: str | Path) -> ResponsesFile:
+    """The whole file, checked line by line (read once per process while the file is unchanged)."""
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"replay backend: responses file {str(p)!r} does not exist")
+    stat = p.stat()
+    key = (str(p.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _READ:
+        _READ[key] = _read_responses(p)
+    return _READ[key]
+
+
+def _read_responses(p: Path) -> ResponsesFile:
     out = ResponsesFile(p)
     try:
         for lineno, obj in read_jsonl(p):  # blank lines, BOM, gzip, bad JSON: evaluation_py.jsonl

@@ -4,7 +4,8 @@ Visible, read-only: /usr (and the /bin, /lib* links into it), the dynamic loader
 installation, the virtualenv's site-packages, and this package (bound on its own at a neutral path,
 so the project directory around it stays out). Not visible: the project, its DuckDB file, the
 predictions cache, the home directory, /etc beyond the loader cache, the host's /tmp and /proc.
-Own namespaces: network (empty: only a loopback nobody listens on), PID, IPC, UTS, cgroup. The
+Own namespaces: network (empty: only a loopback nobody listens on), PID, IPC, UTS, cgroup; the
+worker's own cgroup folders are bound in read-write so it can bound each program (see cgroups). The
 environment is cleared. The worker keeps five capabilities so it can give each program namespaces of
 its own and drop to a uid of its own; the programs get none (see forkserver).
 """
@@ -61,7 +62,10 @@ def package_dir() -> str:
     return str(Path(__file__).resolve().parent)
 
 
-def boot_code(package_parent: str, site_packages: str, mode: str, uid: int) -> str:
+CGROUP_MOUNT = "/sandbox/cgroup"  # the worker's cgroup folders (memory, pids), bound read-write for the worker
+
+
+def boot_code(package_parent: str, site_packages: str, mode: str, uid: int, cgroups: dict | None = None) -> str:
     """The `python -c` program a worker starts with: this package under PACKAGE_NAME, then its main."""
     return (
         "import sys, importlib.util\n"
@@ -70,7 +74,7 @@ def boot_code(package_parent: str, site_packages: str, mode: str, uid: int) -> s
         f" submodule_search_locations=[{package_parent + '/' + PACKAGE_NAME!r}])\n"
         "module = importlib.util.module_from_spec(spec); sys.modules[spec.name] = module; spec.loader.exec_module(module)\n"
         f"from {PACKAGE_NAME} import forkserver\n"
-        f"forkserver.main({mode!r}, {uid})\n"
+        f"forkserver.main({mode!r}, {uid}, {cgroups!r})\n"
     )
 
 
@@ -97,7 +101,8 @@ def _system_dirs() -> list[str]:
     return args
 
 
-def worker_argv(bwrap: str, uid: int) -> list[str]:
+def worker_argv(bwrap: str, uid: int, cgroup_dirs: dict | None = None) -> list[str]:
+    """`cgroup_dirs`: controller -> the worker's host folder (cgroups.WorkerCgroups), bound at CGROUP_MOUNT."""
     root, interpreter, site_packages = python_paths()
     argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--die-with-parent", "--new-session", "--clearenv"]
@@ -111,19 +116,24 @@ def worker_argv(bwrap: str, uid: int) -> list[str]:
         argv += ["--perms", "0755", "--dir", folder]
     argv += ["--ro-bind", root, PYTHON_ROOT,
              "--ro-bind", site_packages, SITE_PACKAGES,
-             "--ro-bind", package_dir(), f"{PACKAGE_PARENT}/{PACKAGE_NAME}",
-             "--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--remount-ro", "/", "--chdir", "/",
+             "--ro-bind", package_dir(), f"{PACKAGE_PARENT}/{PACKAGE_NAME}"]
+    inside = {}
+    for controller, path in sorted((cgroup_dirs or {}).items()):
+        inside[controller] = f"{CGROUP_MOUNT}/{controller}"
+        argv += ["--bind", str(path), inside[controller]]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--dir", "/tmp", "--remount-ro", "/", "--chdir", "/",
              "--", f"{PYTHON_ROOT}/{interpreter}", "-P", "-s", "-S", "-c",
-             boot_code(PACKAGE_PARENT, SITE_PACKAGES, "bubblewrap", uid)]
+             boot_code(PACKAGE_PARENT, SITE_PACKAGES, "bubblewrap", uid, inside or None)]
     return argv
 
 
-def rlimits_argv(uid: int) -> tuple[list[str], dict]:
+def rlimits_argv(uid: int, cgroup_dirs: dict | None = None) -> tuple[list[str], dict]:
     """Command and environment of a worker of the weaker `rlimits` sandbox (no bubblewrap)."""
     _, _, site_packages = python_paths()
     parent = str(Path(package_dir()).parent)
     # The package is imported from its own folder under PACKAGE_NAME, as inside bubblewrap.
-    boot = boot_code(parent, site_packages, "rlimits", uid).replace(
+    cgroups = {c: str(p) for c, p in cgroup_dirs.items()} if cgroup_dirs else None
+    boot = boot_code(parent, site_packages, "rlimits", uid, cgroups).replace(
         f"{parent + '/' + PACKAGE_NAME}", package_dir())
     env = {k: v for k, v in SANDBOX_ENV.items() if k != "LD_LIBRARY_PATH"}
     return [sys.executable, "-P", "-s", "-S", "-c", boot], env

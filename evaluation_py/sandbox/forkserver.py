@@ -25,7 +25,8 @@ import sys
 import tempfile
 import time
 
-from . import namespaces, protocol, rlimits
+from . import namespaces, protocol, rlimits, seccomp
+from .cgroups import ProgramCgroup
 from .limits import Limits
 from .program import BlockRunner
 
@@ -33,9 +34,11 @@ HOST_IN, HOST_OUT = 0, 1
 
 
 class Worker:
-    def __init__(self, mode: str, uid: int):
+    def __init__(self, mode: str, uid: int, cgroups: dict | None = None):
         self.mode, self.uid = mode, uid
         self.session: dict | None = None
+        # the program's cgroup (all its processes together); None: rlimits alone bound it
+        self.cgroup = ProgramCgroup(cgroups["memory"], cgroups["pids"]) if cgroups else None
         namespaces.prctl(namespaces.PR_SET_CHILD_SUBREAPER, 1)  # programs' orphans come back here to be reaped
         # The worker's own PID namespace, to return to after each program's fork (see open).
         self.pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if mode == "bubblewrap" else None
@@ -52,6 +55,10 @@ class Worker:
             if os.getuid() == 0:
                 os.chown(tmp_dir, self.uid, self.uid)
         base = rlimits.address_space_now()
+        oom_kills = 0
+        if self.cgroup is not None:
+            self.cgroup.limit(limits.memory_mb, limits.processes)
+            oom_kills = self.cgroup.oom_kills()
         if self.mode == "bubblewrap":
             # One fork per program: the next child of the worker is PID 1 of a new PID namespace;
             # the worker then returns to its own, so the next program gets a new one again.
@@ -69,7 +76,7 @@ class Worker:
         for fd in (res_r, out_r):
             os.set_blocking(fd, False)
         self.session = {"pid": pid, "req": req_w, "res": res_r, "out": out_r, "res_buf": b"", "alive": True,
-                        "limits": limits, "tmp": tmp_dir, "status": None}
+                        "limits": limits, "tmp": tmp_dir, "status": None, "oom_kills": oom_kills}
         ready = self._wait_message(limits.timeout_s + 30, limits.output_bytes)
         if ready.get("ready") is not True:
             self.close()
@@ -82,10 +89,16 @@ class Worker:
                 # worker dies, its sandbox's PID 1 dies and the kernel kills every process under it.
                 namespaces.unshare(namespaces.CLONE_NEWNS | namespaces.CLONE_NEWIPC | namespaces.CLONE_NEWUTS)
                 self._private_mounts(limits)
+                if self.cgroup is not None:
+                    self.cgroup.join()
+                    for controller in ("memory", "pids"):  # the program has no business seeing its limits' files
+                        namespaces.umount(f"/sandbox/cgroup/{controller}")
             else:
                 os.setsid()
                 namespaces.prctl(namespaces.PR_SET_PDEATHSIG, signal.SIGKILL)
                 os.chdir(tmp_dir)
+                if self.cgroup is not None:
+                    self.cgroup.join()
             os.dup2(out_w, 1)
             os.dup2(out_w, 2)
             # Close every other descriptor the worker had (its host pipes, other programs' leftovers).
@@ -98,8 +111,9 @@ class Worker:
             os.environ.clear()
             os.environ.update({"PATH": "/usr/bin:/bin", "HOME": work, "TMPDIR": work, "LANG": "C.UTF-8",
                                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-            rlimits.apply_limits(limits, base)
+            rlimits.apply_limits(limits, base, bounded_as_a_whole=self.cgroup is not None)
             rlimits.become(self.uid)
+            seccomp.refuse_user_namespaces()
             runner = BlockRunner(table)
             protocol.send(res_w, {"ready": True})
         except BaseException as exc:  # noqa: BLE001 - reported to the host, then the process ends
@@ -141,6 +155,10 @@ class Worker:
         except OSError:
             pass  # the program is gone; _wait_message reports how it ended
         reply = self._wait_message(limits.timeout_s, limits.output_bytes)
+        if self._memory_exhausted(session):
+            reply = {"error_kind": "memory", "fatal": True,
+                     "message": f"the program's processes together passed the memory limit of {limits.memory_mb} MB "
+                                "(the kernel killed one)"}
         reply["stdout"] = bytes(session["out_buf"][: limits.output_bytes]).decode("utf-8", "replace")
         reply["wall_s"] = round(time.monotonic() - start, 6)
         if reply.pop("fatal", False):
@@ -220,6 +238,16 @@ class Worker:
                 return
             session["out_buf"] += chunk
 
+    def _memory_exhausted(self, session) -> bool:
+        """Whether the kernel killed a process of the program at its cgroup's memory limit, since it started."""
+        if self.cgroup is None:
+            return False
+        kills = self.cgroup.oom_kills()
+        if kills > session["oom_kills"]:
+            session["oom_kills"] = kills
+            return True
+        return False
+
     def _ended(self, session) -> dict:
         """The program process ended without answering: say why, from its wait status."""
         status = self._reap(session)
@@ -294,7 +322,7 @@ class Worker:
                 return
 
 
-def main(mode: str, uid: int) -> None:
+def main(mode: str, uid: int, cgroups: dict | None = None) -> None:
     """Serve the host until it closes the pipe or sends `exit`."""
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     importlib.import_module("pandas")  # imported once here, so each forked program starts with it loaded
@@ -303,7 +331,7 @@ def main(mode: str, uid: int) -> None:
 
     namespace_for({"csv": "a,b\n1,2\n"})  # warms pandas' CSV reader too
     gc.freeze()  # the warm objects leave the collector's view: a program's collections do not touch (copy) their pages
-    worker = Worker(mode, uid)
+    worker = Worker(mode, uid, cgroups)
     protocol.send(HOST_OUT, {"ready": True, "pid": os.getpid()})
     while True:
         try:

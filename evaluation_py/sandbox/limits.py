@@ -1,8 +1,9 @@
 """The resource limits one sandboxed program (or one icot session) runs under.
 
 Every limit is enforced by the kernel or by the worker that watches the program, never by the
-program itself: CPU seconds and memory are rlimits, the wall clock and the output size are watched
-by the worker, which kills the program's whole process tree when one is passed.
+program itself: CPU seconds are an rlimit, memory and processes a cgroup over all the program's
+processes (rlimit shares where no cgroup can be made, see cgroups), the wall clock and the output size
+are watched by the worker, which kills the program's whole process tree when one is passed.
 """
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from dataclasses import asdict, dataclass, fields
 class Limits:
     """Limits of one program; `timeout_s` and `output_bytes` apply to each code block of a session.
 
-    memory_mb: address space (RLIMIT_AS) the program may add on top of the warm interpreter with
-    pandas loaded (that base is measured in the worker when the program starts).
+    memory_mb: memory the program's processes may add together on top of the warm interpreter with
+    pandas loaded (a cgroup memory limit; each process's RLIMIT_AS is that base, measured in the worker
+    when the program starts, plus memory_mb, or plus memory_mb / processes where there is no cgroup).
     cpu_s: CPU seconds of the program process (RLIMIT_CPU; for a session, of the whole episode).
     file_size_mb: largest file the program may write (RLIMIT_FSIZE); tmp_mb: size of its tmp dir.
-    processes: processes the program may have at once, itself included (RLIMIT_NPROC on a uid of its own).
+    processes: processes the program may have at once, itself included (pids cgroup, and RLIMIT_NPROC on a
+    uid of its own).
     output_bytes: stdout+stderr of one block, and the length of its answer.
     """
 

@@ -56,6 +56,18 @@ def prctl(option: int, arg: int = 0) -> None:
     _check(_libc.prctl(option, arg, 0, 0, 0), f"prctl({option})")
 
 
+def prctl_pointer(option: int, arg: int, address: int) -> None:
+    """prctl with a pointer as its third argument (PR_SET_SECCOMP)."""
+    _check(_libc.prctl(option, arg, address, 0, 0), f"prctl({option})")
+
+
+MNT_DETACH = 2
+
+
+def umount(target: str) -> None:
+    _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
+
+
 def sethostname(name: str) -> None:
     raw = name.encode()
     _check(_libc.sethostname(raw, len(raw)), "sethostname")

@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Optional
 
-from . import bubblewrap, protocol
+from . import bubblewrap, cgroups, protocol
 from .limits import Limits
 from .result import SANDBOX_NAMES, Result
 
@@ -35,14 +35,18 @@ def _uid_base() -> int:
 class _WorkerProcess:
     def __init__(self, sandbox: str, uid: int, spawner: ThreadPoolExecutor):
         self.sandbox = sandbox
+        # The program's memory and processes bounded as a whole, where this host can make cgroups.
+        self.cgroups = cgroups.WorkerCgroups() if os.geteuid() == 0 else None
+        dirs = self.cgroups.dirs if self.cgroups is not None and self.cgroups.available() else None
         if sandbox == "bubblewrap":
-            argv, env = bubblewrap.worker_argv(bubblewrap.find_bwrap(), uid), {}
+            argv, env = bubblewrap.worker_argv(bubblewrap.find_bwrap(), uid, dirs), {}
         else:
-            argv, env = bubblewrap.rlimits_argv(uid)
+            argv, env = bubblewrap.rlimits_argv(uid, dirs)
         # Started from the pool's own long-lived thread: bwrap's --die-with-parent fires when the
         # *thread* that started it ends, so a short-lived caller thread would take the worker with it.
         self.proc = spawner.submit(subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=env, cwd="/", start_new_session=True).result()
+                                   stderr=subprocess.PIPE, env=env, cwd="/", start_new_session=True,
+                                   preexec_fn=self.cgroups.enter if dirs else None).result()
         self._stderr_tail = bytearray()
         self._stderr_thread = threading.Thread(target=self._collect_stderr, daemon=True)
         self._stderr_thread.start()
@@ -91,6 +95,8 @@ class _WorkerProcess:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        if self.cgroups is not None:
+            self.cgroups.remove()
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -169,6 +175,7 @@ class SandboxPool:
     def _release(self, worker: _WorkerProcess) -> None:
         """Back to the free workers; a worker that died is replaced by a fresh one first."""
         if not worker.alive() and worker in self._workers:
+            worker.kill()  # reaps it and removes its cgroups
             uid = self._uids.pop(id(worker))
             fresh = _WorkerProcess(self.sandbox, uid, self._spawner)
             fresh.wait_ready()

@@ -22,9 +22,13 @@ def address_space_now() -> int:
         return int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def apply_limits(limits: Limits, base_address_space: int) -> None:
+def apply_limits(limits: Limits, base_address_space: int, bounded_as_a_whole: bool) -> None:
+    """`bounded_as_a_whole`: a cgroup holds the program's total to `memory_mb` (cgroups.ProgramCgroup), so
+    each process may take all of it; without one, each of the `processes` gets an equal share, so
+    together they stay within `memory_mb` too."""
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-    memory = base_address_space + limits.memory_mb * _MB
+    share = limits.memory_mb * _MB if bounded_as_a_whole else limits.memory_mb * _MB // limits.processes
+    memory = base_address_space + share
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     size = limits.file_size_mb * _MB
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))

@@ -18,7 +18,8 @@ Faults are injected by schedule, per attempt of a key (attempt numbers start at 
 
 Fault kinds: `"429"` (with `Retry-After: <retry_after>` and `retry-after-ms` when `retry_after_ms` is set),
 `"500"`, `"503"`, `"400"`, any other 3-digit status, `"slow"` (sleeps `slow_s` before answering, past a
-client's timeout) and `"drop"` (closes the socket without a response).
+client's timeout), `"drop"` (closes the socket without a response) and `"truncated"` (a complete 200
+whose body is the first half of the completion's JSON, its Content-Length matching what is sent).
 
 Use from Python::
 
@@ -46,7 +47,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 
-FAULT_KINDS = ("429", "500", "503", "400", "slow", "drop")
+FAULT_KINDS = ("429", "500", "503", "400", "slow", "drop", "truncated")
 
 
 def last_user_message(messages: list[dict]) -> str:
@@ -255,8 +256,10 @@ class _Handler(BaseHTTPRequestHandler):
         # Real servers disable Nagle; without it small writes wait for delayed ACKs (~40 ms).
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def _send_json(self, status: int, obj: Any, headers: Optional[dict[str, str]] = None) -> None:
+    def _send_json(self, status: int, obj: Any, headers: Optional[dict[str, str]] = None, cut: bool = False) -> None:
         data = json.dumps(obj).encode()
+        if cut:
+            data = data[: len(data) // 2]
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -329,6 +332,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "slow":
             time.sleep(fake.slow_s)
             fault = None
+        if fault == "truncated":
+            self._send_json(200, fake.completion(body, key), cut=True)
+            return
         if fault:
             status = int(fault)
             headers = {}

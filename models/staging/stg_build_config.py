@@ -1,10 +1,11 @@
-"""The build's checked configuration and fingerprint (one row), built before any generation model.
+"""The build's checked configuration and fingerprint (one row), built before any other model but the seed views.
 
-Every var is checked here, with the var named, so a bad one stops the build before a model that
-would replace what an earlier build made; the models reading vars check them again (partial builds).
+The gate of a build: every var, every entry (the judge's too) and every file the build will read (each
+replay file, the release) is checked here, naming the var, entry, file or line, so bad input stops the
+build before a model that would replace what an earlier build made (every other model depends on this
+one); the models reading vars check them again (partial builds).
 """
-from evaluation_py.dbt_inputs import parse_config
-from evaluation_py.model_specs import parse_eval_models
+from evaluation_py.dbt_inputs import check_build_inputs
 from generator_py.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
 from generator_py.release.qaps_read import resolve_release_file
 
@@ -27,8 +28,9 @@ def model(dbt, session):
         "reports_dir": dbt.config.get("reports_dir"),
     }
     checked = check_vars(raw, known_domains=templates["domain"])
-    parse_eval_models(parse_config(dbt.config.get("eval_models")))
     release = checked["hctqa_release_dir"]
+    check_build_inputs(dbt.config.get("eval_models"), dbt.config.get("judge_model"),
+                       dbt.config.get("finetune_split_fractions"), release)
     # The seed data shapes the benchmark as much as the vars do.
     digests = {
         "domain_attributes": frame_digest(dbt.ref("stg_domain_attributes").df()),

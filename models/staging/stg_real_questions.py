@@ -4,5 +4,6 @@ from evaluation_py.real_import import QUESTION_COLUMNS, load_release_or_empty
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    dbt.ref("stg_build_config")  # after the gate, which has read and checked the release once
     _, questions = load_release_or_empty(dbt.config.get("hctqa_release_dir"), renderings=False)
     return questions[list(QUESTION_COLUMNS)]

@@ -9,6 +9,7 @@ from generator_py.render.registry import format_names
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    dbt.ref("stg_build_config")  # after the gate, which has read and checked the release once
     tables, _ = load_release_or_empty(dbt.config.get("hctqa_release_dir"), renderings=False)
     renderings = set(format_names(text_only=True))
     return tables[[c for c in TABLE_COLUMNS if c not in renderings]]

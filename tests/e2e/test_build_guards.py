@@ -1,6 +1,7 @@
 """End-to-end: a green build means its numbers come from the configuration given, on the benchmark built.
 
-Bad vars stop the build before anything built is replaced; marts of another build fail a data test;
+Bad vars stop the build before anything built is replaced; marts of another build fail the run (the
+check at its end) and mark the database incomplete;
 a replay model pointed at another file scores that file; a damaged or edited cache is never read as
 answers; failed requests warn, and fail the build above var max_failed_request_share; two databases in
 one folder keep their own exports.
@@ -48,17 +49,19 @@ def test_bad_var_fails_naming_it_and_keeps_what_was_built(built):
     assert snapshot(built) == before
 
 
-def test_marts_of_another_build_fail_the_fingerprint_test(built, tmp_path):
+def test_marts_of_another_build_fail_the_run_and_mark_the_database_incomplete(built, tmp_path):
     project = clone(built, tmp_path / "p")
-    run_dbt(project, "test", "--select", "assert_marts_share_one_build_fingerprint", "--vars", build_vars())
-    # A build with another seed killed after the tables: its tables sit beside the old questions.
-    run_dbt(project, "run", "--select", "+benchmark_tables", "--vars", build_vars(seed=7))
-    proc = run_dbt(project, "test", "--select", "assert_marts_share_one_build_fingerprint", "--vars",
-                   build_vars(seed=7), check=False)
-    assert proc.returncode != 0 and "FAIL" in proc.stdout, proc.stdout[-3000:]
+    run_dbt(project, "test", "--select", "assert_no_failed_requests", "--vars", build_vars())
+    assert query(project, "select state from build_status") == [("complete",)]
+    # A partial build with another seed: its tables sit beside the old questions, and the run says so.
+    proc = run_dbt(project, "run", "--select", "+benchmark_tables", "--vars", build_vars(seed=7), check=False)
+    assert proc.returncode != 0 and "the database is incomplete" in proc.stdout, proc.stdout[-3000:]
     (now,) = query(project, "select build_fingerprint from staging.stg_build_config")[0]
     assert query(project, "select distinct build_fingerprint from benchmark_tables") == [(now,)]
     assert query(project, "select distinct build_fingerprint from benchmark_questions") != [(now,)]
+    ((state, message),) = query(project, "select state, message from build_status")
+    assert state == "incomplete" and "benchmark_questions" in message
+    assert f"build {now}: benchmark_tables, staging.stg_build_config" in message
 
 
 # ---------------------------------------------------------------------------------------------- replay and cache

@@ -89,6 +89,18 @@ def test_timeout_and_dropped_connection_errors_after_retries():
     assert (got["q1"].error_kind, got["q1"].attempts, got["q1"].response) == ("connection", 2, None)
 
 
+def test_a_200_with_a_truncated_json_body_is_retried_like_a_dropped_connection():
+    reqs = make_requests(3)
+    # q0: half a body once, then the answer; q1: half a body on every attempt; q2: a dropped connection once
+    script = {"q0": ["truncated"], "q1": ["truncated"] * 3, "q2": ["drop"]}
+    with FakeOpenAIServer(script=script) as srv:
+        got = {p.question_id: p for p in collect(backend(srv.base_url, max_retries=2), reqs)}
+        assert srv.attempts == {"q0": 2, "q1": 3, "q2": 2}
+    assert (got["q0"].response, got["q0"].error_kind, got["q0"].attempts) == ("ECHO: q0", None, 2)
+    assert (got["q2"].response, got["q2"].error_kind, got["q2"].attempts) == ("ECHO: q2", None, 2)
+    assert (got["q1"].response, got["q1"].error_kind, got["q1"].attempts) == (None, "bad_response", 3)
+
+
 def test_concurrency_bound_never_exceeded():
     reqs = make_requests(120)
     with FakeOpenAIServer(latency_s=0.03) as srv:

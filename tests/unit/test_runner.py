@@ -176,6 +176,57 @@ def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
     assert len(twice) <= 10 + 4
 
 
+STREAMING_CHILD = textwrap.dedent("""
+    import sys
+    from evaluation_py.backends import get_backend
+    from evaluation_py.runner import run_predictions
+    from evaluation_py.store import PredictionStore
+    from evaluation_py.testing.requests import make_requests
+    url, db, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    be = get_backend("openai", {"base_url": url, "model": "fake-model", "concurrency": 2})
+    # chunks far larger than the run: only the flush cadence writes answers before the end
+    run_predictions(make_requests(n), be, PredictionStore(db), chunk_size=100000, progress=False)
+    print("FINISHED")
+""")
+# The run's own bound is one second; the rest is room for a loaded machine (the old cadence was 5 s).
+LOSS_BOUND_S = 1.0 + 1.0
+
+
+@pytest.mark.timeout(180)
+def test_a_killed_run_sends_again_at_most_the_last_second_of_answers(tmp_path):
+    n, latency = 600, 0.05
+    reqs = make_requests(n)
+    keys_by_q = {r.question_id: r.cache_key for r in reqs}
+    db = tmp_path / "p.sqlite"
+    script = tmp_path / "child.py"
+    script.write_text(STREAMING_CHILD)
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with FakeOpenAIServer(latency_s=latency) as srv:
+        child = subprocess.Popen([sys.executable, str(script), srv.base_url, str(db), str(n)], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not srv.answered and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.02)
+        time.sleep(8.5)  # answers stream for a while: several flushes, none of them a chunk
+        killed_at = time.monotonic()
+        os.kill(child.pid, signal.SIGKILL)
+        out, err = child.communicate(timeout=10)
+        assert "FINISHED" not in out, err
+        answered_at = {key: t + latency for t, key, attempt, fault in list(srv.events) if fault == "ok"}
+        stored = _answered_in(db)
+        srv.reset_counters()
+        with PredictionStore(db) as store:
+            be = get_backend("openai", {"base_url": srv.base_url, "model": "fake-model", "concurrency": 16})
+            stats = run_predictions(reqs, be, store, chunk_size=10, progress=False)
+        resent = set(srv.attempts)
+    answered_before = {q for q, t in answered_at.items() if t < killed_at}
+    assert len(answered_before) > 40 and stored, (len(answered_before), len(stored), err)
+    assert stats["cached"] == len(stored) and not {keys_by_q[q] for q in resent} & stored
+    lost = answered_before & resent  # answered by the server before the kill, and asked again after it
+    ages = sorted(killed_at - answered_at[q] for q in lost)
+    assert not ages or ages[-1] <= LOSS_BOUND_S, (len(lost), ages[-5:])
+
+
 def test_progress_bar_output():
     s = io.StringIO()
     Progress(0, stream=s).update(0)

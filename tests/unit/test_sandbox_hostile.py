@@ -39,6 +39,7 @@ def guarded(tmp_path):
         assert guard.leftover == [], f"processes left running after the sandbox returned: {guard.leftover}"
         return result
 
+    run.guards = guards
     yield run
     for guard in guards:
         guard.cleanup()
@@ -72,6 +73,61 @@ def test_ten_gigabyte_allocation_is_a_memory_error(guarded):
     result = guarded("block = bytearray(10 * 1024 ** 3)\nanswer = len(block)\n", "--memory-mb", "512")
     assert result["error_kind"] == "memory", result
     assert result["answer"] is None
+
+
+def _peak_memory_mb(guard: OuterGuard) -> float:
+    """The most memory the guarded processes held together (the outer guard's own memory cgroup)."""
+    for path in guard.dirs:
+        for name in ("memory.max_usage_in_bytes", "memory.peak"):
+            if (path / name).exists():
+                return int((path / name).read_text()) / 2 ** 20
+    pytest.fail(f"the outer guard ({guard.kind}) has no memory cgroup to measure with")
+
+
+FORKING_HOG = """
+import os
+children = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        block = bytearray(b"\\x01") * (400 * 1024 * 1024)  # 400 MB, every page written
+        os._exit(0)
+    children.append(pid)
+answer = str([os.waitpid(pid, 0)[1] for pid in children])
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["bubblewrap", "rlimits"])
+def test_a_program_forking_memory_hogs_stays_within_its_memory_as_a_whole(guarded, sandbox):
+    quiet = guarded("answer = 'idle'\n", "--memory-mb", "512", sandbox=sandbox)
+    assert quiet["status"] == "ok"
+    baseline = _peak_memory_mb(guarded.guards[-1])  # the CLI, the worker and an idle program
+    result = guarded(FORKING_HOG, "--memory-mb", "512", "--timeout", "60", sandbox=sandbox)
+    peak = _peak_memory_mb(guarded.guards[-1])
+    # three children of 400 MB each fit the per-process limit; together they would take 1,200 MB
+    assert peak <= baseline + 512 + 64, (peak, baseline, result)
+    assert result["error_kind"] == "memory" and "together" in result["message"], result
+
+
+UNSHARE = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+rc = libc.unshare(0x10000000 | 0x00020000)  # CLONE_NEWUSER | CLONE_NEWNS
+err = ctypes.get_errno()
+mounted = libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, None) if rc == 0 else None
+answer = f"{rc} {os.strerror(err) if rc else ''} {mounted}"
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["bubblewrap", "rlimits"])
+def test_a_program_cannot_make_a_user_namespace(guarded, sandbox):
+    result = guarded(UNSHARE, sandbox=sandbox)
+    assert result["status"] == "ok", result
+    assert result["answer"] == "-1 Operation not permitted None", result
+    threads = guarded("import threading\nt = threading.Thread(target=print, args=('thread',))\nt.start(); t.join()\n"
+                      "import subprocess\nanswer = subprocess.run(['/bin/echo', 'child'], capture_output=True,"
+                      " text=True).stdout.strip()\n", sandbox=sandbox)
+    assert threads["answer"] == "child" and "thread" in threads["stdout"], threads  # clone3 refused, clone works
 
 
 def test_no_connection_reaches_a_server_on_the_host_loopback(guarded):

@@ -186,3 +186,13 @@ def test_cli_usage_errors_exit_two(tmp_path):
     assert _cli("run", str(program), "--timeout", "-1").returncode == 2
     no_bwrap = _cli("run", str(program), env={"PATH": str(tmp_path)})
     assert no_bwrap.returncode == 2 and "apt-get install bubblewrap" in no_bwrap.stderr
+
+
+def test_each_program_gets_its_own_memory_limit_in_one_worker():
+    grow = "block = bytearray(b'\\x01') * (200 * 1024 * 1024)\nanswer = len(block)\n"
+    with SandboxPool(1) as pool:
+        for memory_mb, fits in ((512, True), (128, False), (1024, True), (128, False)):
+            result = pool.run(grow, limits=Limits(timeout_s=20, cpu_s=20, memory_mb=memory_mb))
+            assert (result.status == "ok") is fits, (memory_mb, result)
+            if not fits:
+                assert result.error_kind == "memory", result
