@@ -114,7 +114,7 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
     from .mode_plots import mode_figures
 
     figs.extend(mode_figures(frames, fig_dir, mode))
-    # obfuscation (issue 14 §3): shown when a model answered both variants
+    # obfuscation: shown when a model answered both variants
     gap = frames.get("obfuscation_gap")
     if gap is not None and len(gap):
         from .obfuscation_gap import CAPTION, plot_obfuscation_gap
@@ -126,7 +126,7 @@ def write_figures(frames: Mapping[str, pd.DataFrame], scores: pd.DataFrame, fig_
     for facet in pd.unique(comp["facet"]):
         figs.append((plots.plot_composition(comp, fig_dir, facet),
                      captions.get(facet, f"Benchmark composition: {facet.replace('_', ' ')}.")))
-    # Choice items (issue 13): present when the frames hold the analysis_choice_* tables.
+    # Choice items: present when the frames hold the analysis_choice_* tables.
     from evaluation_py.choice.figures import choice_figures
     figs += choice_figures(frames, fig_dir)
     return figs
@@ -197,7 +197,7 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
                                   "Counts of tables and questions per facet; a property combination lists the "
                                   "main properties its tables have."),
     }
-    gap = frames.get("obfuscation_gap")  # issue 14 §3: only when a model answered both variants
+    gap = frames.get("obfuscation_gap")  # only when a model answered both variants
     if gap is not None and len(gap):
         shown["obfuscation gap"] = (gap.drop(columns=[c for c in ("build_fingerprint",) if c in gap.columns]),
                                     "Mean of each metric over the question pairs scored in both variants, on "
@@ -221,7 +221,7 @@ def report_tables(frames: Mapping[str, pd.DataFrame]) -> dict[str, tuple[pd.Data
         shown[f"regression on {kind} properties (not estimated)"] = (
             _readable(rest[["model_name", "metric", "model_type", "property", "dropped_reason"]]),
             "Properties a fit could not estimate, and why.")
-    from evaluation_py.choice.figures import choice_tables  # choice items (issue 13)
+    from evaluation_py.choice.figures import choice_tables  # choice items
     shown.update(choice_tables(frames))
     return shown
 

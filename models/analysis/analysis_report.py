@@ -27,7 +27,7 @@ def model(dbt, session):
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),
             "episode_turns": dbt.ref("analysis_episode_turns").df(),
-            # choice items (issue 13)
+            # choice items
             "choice_accuracy": dbt.ref("analysis_choice_accuracy").df(),
             "choice_gap": dbt.ref("analysis_choice_robustness_gap").df(),
             "choice_probe_positions": dbt.ref("analysis_choice_probe_positions").df(),
