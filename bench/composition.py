@@ -1,7 +1,7 @@
-"""The synthetic benchmark's composition next to the HCT-QA release's (issue 15, section 1).
+"""The synthetic benchmark's composition next to the HCT-QA release's.
 
 Reads `benchmark_tables` from a built DuckDB and prints, for each figure, the release's value, ours,
-the tolerance the issue sets and whether it holds. Exit status 1 when a target is missed.
+the tolerance allowed and whether it holds. Exit status 1 when a target is missed.
 
     .venv/bin/python bench/composition.py hctqa.duckdb [--markdown]
 """
@@ -12,7 +12,7 @@ import sys
 
 import duckdb
 
-# The release's synthetic HCTs (4,679 tables), as measured in issue 15.
+# The release's synthetic HCTs (4,679 tables), as counted in the HCT-QA release.
 RELEASE_TABLES = {"accidents": 464, "constructions": 876, "food_import_export": 835, "graduations": 552,
                   "pollution": 888, "students": 234, "weather": 830}
 RELEASE_CELLS, RELEASE_ROWS, RELEASE_COLS = 174.0, 12.5, 13.7

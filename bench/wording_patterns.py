@@ -1,4 +1,4 @@
-"""Count the unnatural wordings of issue 15 section 3 over a built DuckDB, and print a fixed sample to rate.
+"""Count the unnatural wordings (no person would use them) over a built DuckDB, and print a fixed sample to rate.
 
     .venv/bin/python bench/wording_patterns.py path/to/hctqa.duckdb [--sample 60] [--seed 15]
 

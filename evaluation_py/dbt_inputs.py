@@ -28,7 +28,7 @@ class EvalInputs:
 
 # The columns of the marts that requests are built from (reading only these saves most of the load time).
 QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
-VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has them (issue 14 §3)
+VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has them (the obfuscated variant)
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
 QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))

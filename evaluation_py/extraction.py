@@ -14,9 +14,9 @@ No dbt imports.
 """
 from __future__ import annotations
 
-import re
 from typing import Callable, Iterable, Optional
 
+from .final_answer import after_final_answer
 from .normalize import is_missing
 
 Filter = Callable[[Optional[str]], Optional[str]]
@@ -24,8 +24,6 @@ DEFAULT_INFERENCE_MODE = "direct"
 
 _FILTERS: dict[str, Filter] = {}
 _MODE_FILTERS: dict[str, str] = {}
-
-_FINAL_ANSWER_RE = re.compile(r"\bfinal\s+answer\s*(?:is\b)?\s*[:=]?", re.IGNORECASE)
 
 
 def register_filter(name: str, fn: Filter) -> None:
@@ -84,12 +82,7 @@ def direct(response: str | None) -> str | None:
 
 
 def final_answer(response: str | None) -> str | None:
-    if response is None:
-        return None
-    last = None
-    for last in _FINAL_ANSWER_RE.finditer(response):
-        pass
-    return response if last is None else response[last.end():].strip()
+    return None if response is None else after_final_answer(response)
 
 
 register_filter("direct", direct)

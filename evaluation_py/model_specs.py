@@ -21,7 +21,7 @@ MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns", "variants"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
-# `variants`: which variants of the benchmark's questions an entry answers (issue 14 §3); the sample is drawn
+# `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
 VARIANTS = ("original", "obfuscated")
 

@@ -58,6 +58,7 @@ from typing import NamedTuple
 
 from generator_py.release.gt import gt_value_list
 
+from .final_answer import MARKER_RE
 from .metrics import Match
 from .normalize import LEFT_OUT_PREFIXES, is_missing
 
@@ -76,7 +77,6 @@ SHORT_SENTENCE_WORDS = 20
 
 _REFUSAL_RE = re.compile(r"(?:%s)(?!\w)" % "|".join(re.escape(r) for r in REFUSALS))
 _BOXED_RE = re.compile(r"\\boxed\s*\{")
-_FINAL_RE = re.compile(r"\bfinal\s+answer\s*(?:is\b\s*)?[:=]?", re.IGNORECASE)
 _ANSWER_RE = re.compile(r"\banswer\s*(?:is\b\s*[:=]?|[:=])", re.IGNORECASE)
 _COMMENT_RE = re.compile("|".join(re.escape(m) for m in COMMENT_MARKERS), re.IGNORECASE)
 _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
@@ -194,7 +194,7 @@ def answer_part(response: str) -> str:
     else:
         lowered = text.lower()
         if "answer" in lowered:
-            part = _after_last(_FINAL_RE, text) if "final" in lowered else None
+            part = _after_last(MARKER_RE, text) if "final" in lowered else None
             if part is None:
                 part = _after_last(_ANSWER_RE, text)
             if part is not None:

@@ -6,6 +6,7 @@ import json
 import pandas as pd
 
 from .cross_check import compare_answers, sqlite_answers
+from .relational import relational_rows
 from .rng import stable_int
 
 SAMPLE_SIZE = 1000
@@ -13,15 +14,8 @@ SAMPLE_SIZE = 1000
 
 def table_frames(rows: pd.DataFrame, table_ids: set[str]) -> dict[str, pd.DataFrame]:
     """T_REL of each table as a frame: one text column per attribute and `Value`."""
-    frames = {}
-    for tid, g in rows[rows["table_id"].isin(table_ids)].groupby("table_id", sort=False):
-        g = g.sort_values("rel_row")
-        first = g.iloc[0]
-        names = list(first["row_attributes"]) + list(first["col_attributes"])
-        frame = pd.DataFrame([list(r) + list(c) for r, c in zip(g["row_labels"], g["col_labels"])], columns=names)
-        frame["Value"] = g["value"].to_numpy()
-        frames[tid] = frame
-    return frames
+    return {tid: pd.DataFrame(t.records, columns=t.names + ["Value"])
+            for tid, t in relational_rows(rows, table_ids).items()}
 
 
 def choose_questions(questions: pd.DataFrame, check_all: bool, seed: int) -> pd.DataFrame:

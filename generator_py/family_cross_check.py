@@ -1,7 +1,7 @@
 """A second, independent computation of the answers of the families that compute their own (suite `treb`,
-questions/families/computed.py): numpy on the relational rows as DuckDB holds them (int_relational_rows), and
-the caption and header texts of the table grid (int_table_grid), never the generator's exact arithmetic, its
-row tuples or its table model. Each answer is recomputed from the question's spec alone and printed with
+questions/families/computed.py): numpy on the relational rows as DuckDB holds them (int_relational_rows, read by
+generator_py.relational.relational_rows), and the caption and header texts of the table grid (int_table_grid),
+never the generator's exact arithmetic or its table model. Each answer is recomputed from the question's spec alone and printed with
 format_number, the one number format of the ground truth."""
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .formatting import format_number
+from .relational import relational_rows
 
 CHECK_COLUMNS = ("question_id", "table_id", "family", "generator_answer", "check_answer", "agrees")
 
@@ -48,14 +49,9 @@ class Columns:
 
 
 def relational_columns(rows: pd.DataFrame) -> dict[str, Columns]:
-    """Columns per table of int_relational_rows (rows ordered by rel_row)."""
-    rows = rows.sort_values(["table_id", "rel_row"])
-    out = {}
-    for tid, g in rows.groupby("table_id", sort=False):
-        first = g.iloc[0]
-        labels = [list(r) + list(c) for r, c in zip(g["row_labels"], g["col_labels"])]
-        out[tid] = Columns(first["row_attributes"], first["col_attributes"], labels, g["value"].to_numpy())
-    return out
+    """Columns per table of int_relational_rows."""
+    return {tid: Columns(t.row_attributes, t.col_attributes, [r[:-1] for r in t.records], [r[-1] for r in t.records])
+            for tid, t in relational_rows(rows).items()}
 
 
 _NUMPY_AGG = {"sum": np.sum, "avg": np.mean, "min": np.min, "max": np.max}

@@ -20,7 +20,7 @@ import pyarrow as pa
 from .questions import (FAMILIES, METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, FamilyRegistry, Measure,
                         generate_questions, load_domain_nl)
 from .questions.spec import VALUE, Rows
-from .relational import RelationalTable, ShownAggregate, TableAttribute
+from .relational import RelationalTable, ShownAggregate, TableAttribute, label_text, relational_rows
 from .templates import load_templates
 from .vocabulary import load_domains
 
@@ -59,13 +59,6 @@ class PlainRelationalTable(RelationalTable):
         return f
 
 
-def _text(v, canon: dict):
-    if v is None or (isinstance(v, float) and v != v):
-        return None
-    v = str(v)
-    return canon.setdefault(v, v)
-
-
 def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: pd.DataFrame,
                       header_cells: Optional[pd.DataFrame] = None) -> list[RelationalTable]:
     """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells,
@@ -76,18 +69,12 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
     the order in which DuckDB returns them (a DISTINCT query has none).
     """
     canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
-    by_table: dict[str, list] = {}
-    for tid, rel, rl, cl, v in zip(rows["table_id"].tolist(), rows["rel_row"].tolist(), rows["row_labels"].tolist(),
-                                   rows["col_labels"].tolist(), rows["value"].tolist()):
-        rec = [_text(x, canon) for x in rl]
-        rec.extend(_text(x, canon) for x in cl)
-        rec.append(float(v))
-        by_table.setdefault(tid, []).append((rel, tuple(rec)))
+    by_table = relational_rows(rows, canon=canon)
     aggs_by_table: dict[str, list] = {}
     for tid, rg, cg, v in zip(aggregates["table_id"].tolist(), aggregates["row_group"].tolist(),
                               aggregates["col_group"].tolist(), aggregates["value"].tolist()):
-        aggs_by_table.setdefault(tid, []).append(
-            ShownAggregate(tuple(_text(x, canon) for x in rg), tuple(_text(x, canon) for x in cg), float(v)))
+        aggs_by_table.setdefault(tid, []).append(ShownAggregate(
+            tuple(label_text(x, canon) for x in rg), tuple(label_text(x, canon) for x in cg), float(v)))
     headers_by_table: dict[str, list] = {}
     if header_cells is not None:
         for tid, r, c, role, text in zip(*(header_cells[k].tolist() for k in ("table_id", "grid_row", "grid_col",
@@ -103,11 +90,11 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
             TableAttribute(str(name), str(code), int(level), axis, depth + 1)
             for axis, names, codes, levels in (("row", rnames, rcodes, rlevels), ("col", cnames, ccodes, clevels))
             for depth, (name, code, level) in enumerate(zip(names, codes, levels)))
-        recs = by_table.get(tid, [])
-        recs.sort(key=lambda r: r[0])
+        table_rows = by_table.get(tid)
+        records = table_rows.records if table_rows is not None else []
         shown = tuple(sorted(aggs_by_table.get(tid, ()), key=lambda a: (a.row_group, a.col_group, a.value)))
         out.append(PlainRelationalTable(str(tid), str(domain), str(template_name), str(value_name), attributes,
-                                        [r for _, r in recs], bool(value_is_integer), str(agg_fun), str(agg_name),
+                                        records, bool(value_is_integer), str(agg_fun), str(agg_name),
                                         shown, tuple(sorted(headers_by_table.get(tid, ())))))
     return out
 

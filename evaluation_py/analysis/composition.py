@@ -34,7 +34,7 @@ def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_com
     'question_property' counts the questions having each question property.
 
     Columns: facet, key, n_tables, n_questions."""
-    # originals only: an obfuscated twin (issue 14 §3) would count its table and questions twice
+    # originals only: an obfuscated twin would count its table and questions twice
     tables, questions = _originals(tables), _originals(questions)
     tables = tables.drop_duplicates("table_id")
     qpt = _questions_per_table(tables, questions)
@@ -92,7 +92,7 @@ def benchmark_composition(tables: pd.DataFrame, questions: pd.DataFrame, top_com
     return out
 
 
-# ------------------------------------------------------------------ choice items (issue 13)
+# ------------------------------------------------------------------ choice items
 
 CHOICE_FACETS = ("choice_subset", "choice_strategy")
 

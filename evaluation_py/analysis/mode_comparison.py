@@ -7,11 +7,11 @@ Scores are long eval_scores rows, each model on its primary table format as in e
 """
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
 
+from evaluation_py.final_answer import states_final_answer
 from evaluation_py.scoring import mean_scores
 
 from .selection import PRIMARY, select_scores
@@ -34,9 +34,6 @@ def _empty(columns) -> pd.DataFrame:
     """No rows, typed columns (DuckDB makes an untyped empty column NULL-typed)."""
     return pd.DataFrame({c: pd.Series(dtype="int64" if c in _INTS else "float64" if c in _FLOATS else
                                       "bool" if c == "ended_at_final_answer" else "string") for c in columns})
-
-
-_FINAL_RE = re.compile(r"\bfinal\s+answer\s*:", re.IGNORECASE)  # icot's end marker (modes.icot)
 
 
 def _with_family(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
@@ -104,7 +101,7 @@ def episode_turns(predictions: pd.DataFrame, multi_turn_modes) -> pd.DataFrame:
     if ep.empty:
         return _empty(TURN_COLUMNS)
     ep = ep.assign(turns_used=ep["turn"].astype("int64") + 1,
-                   ended_at_final_answer=np.array([isinstance(r, str) and bool(_FINAL_RE.search(r)) for r in ep["response"]], bool))
+                   ended_at_final_answer=np.array([isinstance(r, str) and states_final_answer(r) for r in ep["response"]], bool))
     keys = ["model_name", "inference_mode"]
     out = ep.groupby([*keys, "turns_used", "ended_at_final_answer"], sort=True).size().rename("n_episodes") \
         .reset_index()

@@ -3,7 +3,8 @@
 Requests carry no benchmark content (no ground truth, no table beside the prompt); such a backend is
 built with a `BenchmarkLookup` over benchmark_questions / benchmark_tables instead, and what it reads
 for a request (`fields`) also enters that request's cache key, so a corrected gt or table is a new
-answer.
+answer. A choice request reads the same interface over its own maps (`BenchmarkLookup.of_maps`: request id ->
+the item's question and the right letter in its order, no tables).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ class BenchmarkLookup:
     FIELDS = ("question_id", "question", "answer_gt", "table_html")
 
     def __init__(self, questions: pd.DataFrame, tables: pd.DataFrame | None = None):
+        self._where = "benchmark lookup", "question", "not in benchmark_questions"
         ids = questions["question_id"].astype(str).tolist()
         self._question = dict(zip(ids, questions["question"].tolist())) if "question" in questions else {}
         self._gt = dict(zip(ids, questions["answer_gt"].tolist())) if "answer_gt" in questions else {}
@@ -33,9 +35,20 @@ class BenchmarkLookup:
                     for table_id, text in zip(tables["table_id"].tolist(), tables[name].tolist()):
                         self._texts.setdefault(table_id, {})[name] = text
 
+    @classmethod
+    def of_maps(cls, question: dict[str, str], answer_gt: dict[str, str], *, name: str, what: str,
+                missing: str) -> "BenchmarkLookup":
+        """A lookup over given maps (id -> question text, id -> gt) and no tables; errors say `name`, `what`
+        an id is and why it is `missing`."""
+        lookup = cls(pd.DataFrame({"question_id": []}))
+        lookup._question, lookup._gt = dict(question), dict(answer_gt)
+        lookup._where = name, what, missing
+        return lookup
+
     def _question_row(self, question_id: str, into: dict, what: str):
         if question_id not in into:
-            raise KeyError(f"benchmark lookup: question {question_id!r} has no {what} (not in benchmark_questions)")
+            name, kind, missing = self._where
+            raise KeyError(f"{name}: {kind} {question_id!r} has no {what} ({missing})")
         return into[question_id]
 
     def question(self, question_id: str) -> str:
@@ -67,5 +80,5 @@ class BenchmarkLookup:
             elif name == "table_html":
                 out[name] = self.table_html(table_id)
             else:
-                raise ValueError(f"benchmark lookup: unknown field {name!r}; known: {', '.join(self.FIELDS)}")
+                raise ValueError(f"{self._where[0]}: unknown field {name!r}; known: {', '.join(self.FIELDS)}")
         return out

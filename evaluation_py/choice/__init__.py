@@ -1,4 +1,4 @@
-"""Evaluation of models on the TabIS-style two-option items of benchmark_choice_items (issue 13).
+"""Evaluation of models on the TabIS-style two-option items of benchmark_choice_items.
 
 - `spec`: the `choice_items` key of an `eval_models` entry (which items a model answers);
 - `prompt`: the one-shot prompt (a worked example from another table) in both option orders;

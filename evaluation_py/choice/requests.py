@@ -3,20 +3,21 @@
 A request's `question_id` is the request id `<item_id>--<order>` (a replay file answers by it), its
 `kind` is `choose`, its inference mode `choice` (registered here: one turn, asked only through the
 entry key `choice_items`, never through `modes`) and its table format `csv`. Backends reading the
-benchmark read it from a `ChoiceLookup`: the oracle's ground truth of a request is the right letter
-in its order, so it answers every item right (a check of the chain); header_match gets no table from
-it and so abstains (`no answer`): matching headers cannot choose between two options.
+benchmark read it from `choice_lookup` (a `BenchmarkLookup` over the requests): the oracle's ground
+truth of a request is the right letter in its order, so it answers every item right (a check of the
+chain); header_match gets no table from it and so abstains (`no answer`): matching headers cannot choose between two options.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional
+from typing import Optional
 
 import pandas as pd
 
 from generator_py.rng import stable_int
 
 from ..backends.base import PredictionRequest, backend_class, make_cache_key
+from ..backends.benchmark import BenchmarkLookup
 from ..backends.params import resolve_params
 from ..extraction import filter_names, register_filter
 from ..inference_modes import InferenceMode, register_mode
@@ -64,43 +65,11 @@ class ChoiceRequest:
     logprobs_requested: bool
 
 
-class ChoiceLookup:
-    """The benchmark as backends reading it see a choice request (`BenchmarkLookup`'s interface)."""
-
-    FIELDS = ("question_id", "question", "answer_gt", "table_html")
-
-    def __init__(self, right_letter: dict[str, str], question: dict[str, str]):
-        self._right, self._question = right_letter, question
-
-    def _known(self, rid: str, into: dict) -> str:
-        if rid not in into:
-            raise KeyError(f"choice lookup: request {rid!r} is not a choice request of this build")
-        return into[rid]
-
-    def answer_gt(self, rid: str) -> str:
-        """The right letter of the request's order."""
-        return self._known(rid, self._right)
-
-    def question(self, rid: str) -> str:
-        return self._known(rid, self._question)
-
-    def table_html(self, table_id: str) -> str:
-        return ""  # header_match abstains on choice items (see the module doc)
-
-    def fields(self, rid: str, table_id: str, names: Iterable[str]) -> dict:
-        out = {}
-        for name in names:
-            if name == "question_id":
-                out[name] = rid
-            elif name == "question":
-                out[name] = self.question(rid)
-            elif name == "answer_gt":
-                out[name] = self.answer_gt(rid)
-            elif name == "table_html":
-                out[name] = self.table_html(table_id)
-            else:
-                raise ValueError(f"choice lookup: unknown field {name!r}; known: {', '.join(self.FIELDS)}")
-        return out
+def choice_lookup(right_letter: dict[str, str], question: dict[str, str]) -> BenchmarkLookup:
+    """The benchmark as backends reading it see choice requests: request id -> the right letter of its order
+    (`answer_gt`) and the item's question; no tables, so header_match abstains (see the module doc)."""
+    return BenchmarkLookup.of_maps(question, right_letter, name="choice lookup", what="request",
+                                   missing="not a choice request of this build")
 
 
 def _check_items(items: pd.DataFrame) -> None:
@@ -198,12 +167,12 @@ def choice_spec(spec: ModelSpec) -> ModelSpec:
 
 
 def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.DataFrame,
-                          seed: int) -> tuple[list[ChoiceRequest], ChoiceLookup]:
+                          seed: int) -> tuple[list[ChoiceRequest], BenchmarkLookup]:
     """Every choice request of the models with `choice_items`, and the lookup their backends read."""
     _check_items(items)
     specs = [s for s in specs if s.choice_items is not None]
     if not specs or len(items) == 0:
-        return [], ChoiceLookup({}, {})
+        return [], choice_lookup({}, {})
     shown = shown_items(items, tables)
     picker = ExamplePicker(items, seed)
     meta = {r.item_id: r for r in items.itertuples(index=False)}
@@ -225,7 +194,7 @@ def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: p
                 letter = options_in_order(item, order)[2]
                 right[rid], question[rid] = letter, item.question
                 messages = build_choice_messages(item, order, example, system_role=spec.system_role)
-                read = ChoiceLookup({rid: letter}, {rid: item.question}).fields(rid, r.table_id, reads)
+                read = choice_lookup({rid: letter}, {rid: item.question}).fields(rid, r.table_id, reads)
                 identity = {"entry": spec.identity, "request": read}
                 key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity,
                                      CHOICE_PROMPT_VERSION, kind="choose", inference_mode=CHOICE_MODE_NAME)
@@ -236,4 +205,4 @@ def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: p
                     prompt_version=CHOICE_PROMPT_VERSION)
                 out.append(ChoiceRequest(req, item_id, order, letter, example_id,
                                          bool(params.get("logprobs"))))
-    return out, ChoiceLookup(right, question)
+    return out, choice_lookup(right, question)

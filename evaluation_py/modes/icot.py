@@ -13,15 +13,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Optional
 
-import re
+from ..final_answer import states_final_answer
 from ..inference_modes import InferenceMode, register_mode
 from ..prompts import PromptTemplate, build_messages
 from .code_blocks import code_blocks
 from .wording import ANSWER_FORM, PROGRAM_INPUTS, TABLE_FORMAT_NAMES
 
 MAX_TURNS = 5
-# The end of an episode: a "Final answer:" line (the colon required, so prose about the final answer goes on).
-_FINAL_RE = re.compile(r"\bfinal\s+answer\s*:", re.IGNORECASE)
 
 PROMPT = PromptTemplate(
     version="hctqa-icot-v1",
@@ -76,7 +74,7 @@ def episode_blocks(transcript: tuple[dict, ...]) -> tuple[list[str], int]:
 def next_message(transcript: tuple[dict, ...], run_blocks: RunBlocks) -> Optional[str]:
     """None at a final answer; else the output of the last reply's blocks, run after all earlier ones."""
     last = transcript[-1].get("content") or ""
-    if _FINAL_RE.search(last):
+    if states_final_answer(last):
         return None
     blocks, n_last = episode_blocks(transcript)
     if n_last == 0:

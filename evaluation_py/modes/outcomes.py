@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Callable, Optional
 
 import pandas as pd
 
+from ..final_answer import before_final_answer
 from ..inference_modes import get_mode
 from ..store import PredictionStore
 from .code_blocks import code_blocks, program_of
@@ -37,8 +37,6 @@ from .execution import MODE_LIMITS, TABLE_INPUTS, CodeRunner, ExecutionCache, ex
 MODE_COLUMNS = ["reasoning", "sandbox", "code_blocks", "execution_error_kind", "execution_output", "execution_answer"]
 EXECUTION_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode", "turn", "block", "sandbox",
                      "error_kind", "answer", "output"]
-# The lenient marker final_answer extraction cuts at (evaluation_py.extraction).
-_MARKER_RE = re.compile(r"\bfinal\s+answer\s*(?:is\b)?\s*[:=]?", re.IGNORECASE)
 
 
 def _text(value) -> Optional[str]:
@@ -47,12 +45,7 @@ def _text(value) -> Optional[str]:
 
 def reasoning_of(response: Optional[str]) -> Optional[str]:
     response = _text(response)
-    if not response:
-        return None
-    last = None
-    for last in _MARKER_RE.finditer(response):
-        pass
-    return None if last is None else (response[:last.start()].strip() or None)
+    return before_final_answer(response) if response else None
 
 
 def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,

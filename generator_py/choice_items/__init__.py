@@ -1,4 +1,4 @@
-"""TabIS-style two-option items on the benchmark's HCTs (issue 13, items part).
+"""TabIS-style two-option items on the benchmark's HCTs.
 
 Every wrong option is made by a rule with known provenance: five distractor strategies on the
 question answers (b_tis), the same items with positions for conditions (su_tis) or with a

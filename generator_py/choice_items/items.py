@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..questions.spec import Rows, evaluate_filtered
+from ..relational import relational_rows as read_relational_rows
 from ..rng import rng_for
 from .choice_table import ChoiceTable, ValueCell, canonical_text, text_grids
 from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
@@ -57,13 +58,15 @@ def _columns(frame: pd.DataFrame, *names: str) -> list:
     return list(zip(*(_pylist(frame[n]) for n in names)))
 
 
+def _records(rows_by_table: dict, table_id: str) -> list:
+    table = rows_by_table.get(table_id)
+    return [] if table is None else table.records
+
+
 def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells: pd.DataFrame,
                   grids: dict) -> dict[str, ChoiceTable]:
     """Every synthetic table as a ChoiceTable (relational rows, value cells, its grid of cell texts)."""
-    rows_by_table: dict = defaultdict(list)
-    ordered = relational_rows.sort_values(["table_id", "rel_row"])
-    for table_id, row_labels, col_labels, value in _columns(ordered, "table_id", "row_labels", "col_labels", "value"):
-        rows_by_table[table_id].append(_list(row_labels) + _list(col_labels) + (float(value),))
+    rows_by_table = read_relational_rows(relational_rows)
     cells_by_table: dict = defaultdict(dict)
     new = tuple.__new__  # ValueCell's fields in order, without the named tuple's argument binding (half a million)
     for table_id, row, col, role, value, row_group, col_group in _columns(
@@ -81,7 +84,7 @@ def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells:
         out[table_id] = ChoiceTable(
             table_id=table_id, template_key=f"{domain}--{template_name}--v{int(variant_id):04d}",
             row_attributes=row_attrs, col_attributes=col_attrs,
-            rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], rows_by_table[table_id]),
+            rows=Rows(list(row_attrs) + list(col_attrs) + ["Value"], _records(rows_by_table, table_id)),
             cells=cells_by_table[table_id], grid=grids[table_id], domain=domain, template_name=template_name)
     return out
 

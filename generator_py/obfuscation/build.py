@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..answer_check import choose_questions, cross_check_frame
+from ..relational import relational_rows
 from .variant import (as_lists, obfuscate_grid, obfuscate_instances, obfuscate_questions,
                       obfuscate_relational_rows, table_words)
 from .words import KEPT_WORDS, WordMap, build_word_map, words_of
@@ -73,9 +74,8 @@ def _table_words(instances: pd.DataFrame, rows: pd.DataFrame, attributes: pd.Dat
     for domain, name, said in zip(attributes["domain"], attributes["attribute_name"], attributes["spoken_name"]):
         if isinstance(said, str):
             spoken.setdefault(str(domain), {})[str(name)] = said
-    labels: dict = {}
-    for tid, rl, cl in zip(rows["table_id"], rows["row_labels"], rows["col_labels"]):
-        labels.setdefault(tid, set()).update(x for x in list(rl) + list(cl) if isinstance(x, str))
+    labels = {tid: {x for rec in t.records for x in rec[:-1] if x is not None}
+              for tid, t in relational_rows(rows).items()}
     return {tid: table_words(list(ra) + list(ca), labels.get(tid, ()), value_name, spoken.get(str(domain), {}))
             for tid, domain, value_name, ra, ca in zip(instances["table_id"], instances["domain"],
                                                       instances["value_name"], instances["row_attributes"],

@@ -16,7 +16,7 @@ def model(dbt, session):
     finetune = composition_rows(dbt.ref("benchmark_finetune_exports").df())
     out = pd.concat([out, finetune.astype({c: out[c].dtype for c in ("n_tables", "n_questions")})],
                     ignore_index=True)
-    # issue 13: the choice items per subset and per subset x distractor strategy (n_questions: items)
+    # the choice items per subset and per subset x distractor strategy (n_questions: items)
     choice = dbt.ref("benchmark_choice_items").project("table_id, subset, distractor_strategy").df()
     out = pd.concat([out, choice_item_composition(choice)], ignore_index=True)
     return stamp(out, dbt.ref("stg_build_config"))

@@ -1,4 +1,4 @@
--- How many choice items each subset x distractor strategy x content variant x option form holds (issue 13's
+-- How many choice items each subset x distractor strategy x content variant x option form holds (TabIS's
 -- counts, in detail; analysis_benchmark_composition has them per subset and per subset x strategy).
 with items as (
     select * from {{ ref('benchmark_choice_items') }}

@@ -6,7 +6,7 @@ from generator_py.dbt_inputs import seed_var
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    # Table III questions' items, of originals only: the obfuscated variant (issue 14 §3) is left out by design
+    # Table III questions' items, of originals only: the obfuscated variant is left out by design
     questions = (dbt.ref("benchmark_questions").filter(
         "source = 'synthetic' and template_id is not null and variant = 'original'")
                  .project("question_id, table_id, template_id, question, answer_gt, answer_rows, spec_json").df())

@@ -11,7 +11,7 @@ def model(dbt, session):
     dbt.config(materialized="table")
     folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports") / "images"
     # every table's grid, synthetic and real: the same cells the text renderers read; originals only (the
-    # obfuscated twins would double the drawing time and the folder for a text-only experiment, issue 14 §3)
+    # obfuscated twins would double the drawing time and the folder for a text-only experiment)
     grid = dbt.ref("int_table_grid").filter(f"not suffix(table_id, '{OBFUSCATED_SUFFIX}')")
     cells = grid.project(", ".join(CELL_COLUMNS)).df()
     tables = grid.project("table_id, caption, borders").distinct().df()

@@ -1,4 +1,4 @@
-"""End-to-end: the text-obfuscated variant (issue 14 §3) in the CI-sized build (every synthetic table and
+"""End-to-end: the text-obfuscated variant in the CI-sized build (every synthetic table and
 question has one twin, words mapped, numbers, layout and queries kept, the round-trip check passed), the
 obfuscation gap of the baselines on a small build, and var obfuscated_variants: false."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """End-to-end: over a CI-scale build, count the questions and table aggregates no person would ask or
-print (issue 15, section 3) and require none. Each check also asserts that what it guards occurs at
+print and require none. Each check also asserts that what it guards occurs at
 all, so that it cannot pass on an empty set."""
 from __future__ import annotations
 

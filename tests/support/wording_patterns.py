@@ -1,4 +1,4 @@
-"""Counting the wordings no person would use (issue 15, section 3, "Natural wording") over built questions.
+"""Counting the wordings no person would use over built questions.
 
 Shared by tests/e2e/test_question_sense.py (asserts the counts over a CI-scale build) and
 bench/wording_patterns.py (reports them over any build). A check reads the question text and, where it

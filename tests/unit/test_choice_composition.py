@@ -1,4 +1,4 @@
-"""Choice-item counts in the benchmark composition (issue 13): per subset and per subset x strategy."""
+"""Choice-item counts in the benchmark composition: per subset and per subset x strategy."""
 from __future__ import annotations
 
 import pandas as pd

@@ -7,5 +7,5 @@ def model(dbt, session):
     dbt.config(materialized="table")
     return obfuscated_questions(
         dbt.ref("int_question_instances").filter("kind = 'sql'").df(), dbt.ref("int_table_instances").df(),
-        dbt.ref("int_relational_rows").project("table_id, row_labels, col_labels").df(),
+        dbt.ref("int_relational_rows").project("table_id, rel_row, row_labels, col_labels, value").df(),
         dbt.ref("stg_domain_attributes").df(), dbt.ref("int_obfuscation_words").df())
