@@ -1,5 +1,6 @@
 -- Every mart comes from the build stg_build_config describes: a killed or partial build that left marts
 -- of another configuration (seed, replicas, domains, seed data, release) beside them fails here.
+-- The marts of the light build (selectors.yml); assert_heavy_marts_share_one_build_fingerprint has the others.
 with stamps as (
     select distinct 'benchmark_tables' as mart, build_fingerprint from {{ ref('benchmark_tables') }}
     union all
@@ -8,16 +9,6 @@ with stamps as (
     select distinct 'benchmark_relational_cells' as mart, build_fingerprint from {{ ref('benchmark_relational_cells') }}
     union all
     select distinct 'benchmark_exports' as mart, build_fingerprint from {{ ref('benchmark_exports') }}
-    union all
-    select distinct 'benchmark_choice_items' as mart, build_fingerprint from {{ ref('benchmark_choice_items') }}
-    union all
-    select distinct 'benchmark_choice_item_counts' as mart, build_fingerprint from {{ ref('benchmark_choice_item_counts') }}
-    union all
-    select distinct 'benchmark_table_images' as mart, build_fingerprint from {{ ref('benchmark_table_images') }}
-    union all
-    select distinct 'benchmark_finetune_splits' as mart, build_fingerprint from {{ ref('benchmark_finetune_splits') }}
-    union all
-    select distinct 'benchmark_finetune_exports' as mart, build_fingerprint from {{ ref('benchmark_finetune_exports') }}
     union all
     select distinct 'eval_requests' as mart, build_fingerprint from {{ ref('eval_requests') }}
     union all
