@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from generator_py.parquet_export import (PARQUET_COMPRESSION, PARQUET_COMPRESSION_LEVEL, PARQUET_ROW_GROUP_SIZE,
-                                         arrow_table)
+                                         arrow_table, replace_if_changed, replace_with_if_changed)
 
 from .backends.oracle_backend import gt_to_answer
 from .finetune_splits import SPLITS
@@ -159,9 +159,7 @@ def dataset_card(counts: dict[str, dict[str, tuple[int, int]]]) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    replace_if_changed(text.encode("utf-8"), path)
 
 
 ALPACA_CHUNK = 2000  # examples encoded per call: the C encoder's speed without the whole file in memory
@@ -235,7 +233,7 @@ class _SplitFile:
             self.writer = pq.ParquetWriter(self._tmp(self.parquet), schema_of_empty, compression=PARQUET_COMPRESSION,
                                            compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True)
         self.writer.close()
-        os.replace(self._tmp(self.parquet), self.parquet)
+        replace_with_if_changed(self._tmp(self.parquet), self.parquet)
         out = [WrittenFile(self.parquet, self.config, self.split, "parquet", self.n_examples, len(self.tables))]
         if self.alpaca is not None:
             if self.json_file is None:
@@ -243,7 +241,7 @@ class _SplitFile:
                 self.json_file.write("[")
             self.json_file.write("]\n")
             self.json_file.close()
-            os.replace(self._tmp(self.alpaca), self.alpaca)
+            replace_with_if_changed(self._tmp(self.alpaca), self.alpaca)
             out.append(WrittenFile(self.alpaca, self.config, self.split, "alpaca", self.n_examples, len(self.tables)))
         return out
 

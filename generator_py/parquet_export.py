@@ -69,3 +69,26 @@ def replace_if_changed(data: bytes, path: Path) -> bool:
     tmp.write_bytes(data)
     os.replace(tmp, path)
     return True
+
+
+def replace_with_if_changed(tmp: Path, path: Path) -> bool:
+    """Move the finished file `tmp` onto `path` unless `path` holds the same bytes (then `tmp` is dropped and
+    `path` keeps its modification time); True when replaced. For files streamed to disk as they are made."""
+    try:
+        if path.stat().st_size == tmp.stat().st_size and _same_bytes(tmp, path):
+            tmp.unlink()
+            return False
+    except OSError:
+        pass
+    os.replace(tmp, path)
+    return True
+
+
+def _same_bytes(a: Path, b: Path, block: int = 1 << 20) -> bool:
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(block), fb.read(block)
+            if x != y:
+                return False
+            if not x:
+                return True
