@@ -141,7 +141,9 @@ def built_relation(load, config_relation):
 
     try:
         relation = load()
-    except duckdb.CatalogException:  # never built in this database
+    except KeyError:  # not selected: dbt leaves an unselected model out of a Python model's refs
+        return None
+    except duckdb.CatalogException:  # selected, but never built in this database
         return None
     if FINGERPRINT_COLUMN not in relation.columns:
         return None
