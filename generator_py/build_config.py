@@ -129,9 +129,9 @@ def output_dir(configured, database: Optional[Path], kind: str) -> Path:
 
 
 def built_relation(load, config_relation):
-    """The relation `load()` gives (a `lambda: dbt.ref("...")`: dbt finds a Python model's refs in its
-    source, so each stays written out there) when it exists and was made by this build's configuration
-    (or is empty), else None.
+    """The relation `load()` gives (a function of the model returning `dbt.ref("...")`: dbt finds a Python
+    model's refs in its source, so each stays written out there) when it exists and was made by this build's
+    configuration (or is empty), else None.
 
     For the models of the light build that also show a heavy part (selectors.yml: tag images, choice,
     obfuscation, finetune) when one was built: the light default leaves the heavy models unbuilt, and a
@@ -141,7 +141,7 @@ def built_relation(load, config_relation):
 
     try:
         relation = load()
-    except KeyError:  # not selected: dbt leaves an unselected model out of a Python model's refs
+    except KeyError:  # a ref dbt did not record for the model
         return None
     except duckdb.CatalogException:  # selected, but never built in this database
         return None

@@ -13,13 +13,20 @@ def model(dbt, session):
     out = benchmark_composition(dbt.ref("benchmark_tables").df(),
                                 dbt.ref("benchmark_questions").filter("suite = 'hctqa'").df())
     config = dbt.ref("stg_build_config")
+
+    def benchmark_finetune_exports():  # a nested def: dbt reads a Python model's refs there, not in a lambda
+        return dbt.ref("benchmark_finetune_exports")
+
+    def benchmark_choice_items():
+        return dbt.ref("benchmark_choice_items")
+
     # the heavy parts (tags finetune, choice) where this build's configuration built them
-    exports = built_relation(lambda: dbt.ref("benchmark_finetune_exports"), config)
+    exports = built_relation(benchmark_finetune_exports, config)
     if exports is not None:  # the fine-tuning splits: tables and examples per config and split
         finetune = composition_rows(exports.df())
         out = pd.concat([out, finetune.astype({c: out[c].dtype for c in ("n_tables", "n_questions")})],
                         ignore_index=True)
-    items = built_relation(lambda: dbt.ref("benchmark_choice_items"), config)
+    items = built_relation(benchmark_choice_items, config)
     if items is not None:  # the choice items per subset and per subset x distractor strategy (n_questions: items)
         choice = items.project("table_id, subset, distractor_strategy").df()
         out = pd.concat([out, choice_item_composition(choice)], ignore_index=True)

@@ -10,8 +10,12 @@ def model(dbt, session):
     dbt.config(materialized="table")
     out_dir = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
     config = dbt.ref("stg_build_config")
+
+    def benchmark_table_images():  # a nested def: dbt reads a Python model's refs there, not in a lambda
+        return dbt.ref("benchmark_table_images")
+
     # each table's PNG (relative to the exports folder) when this build's configuration drew them (tag images)
-    images = built_relation(lambda: dbt.ref("benchmark_table_images"), config)
+    images = built_relation(benchmark_table_images, config)
     image_paths = dict(images.project("table_id, path").fetchall()) if images is not None else None
     paths = write_exports(str(out_dir), dbt.ref("benchmark_tables").df(), dbt.ref("benchmark_questions").df(),
                           image_paths)
