@@ -112,3 +112,12 @@ def store_path(cache_dir_raw) -> Path:
 def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
     """model name -> the sandbox its pot / icot code runs in (the entry's `sandbox:`, default bubblewrap)."""
     return {spec.name: spec.sandbox for spec in parse_eval_models(parse_config(eval_models_raw))}
+
+
+def table_images_in(relation, folder) -> object:
+    """benchmark_table_images rows (table_id, path, sha256) with each path, relative to the exports folder,
+    made a path the evaluation can open."""
+    prefix = str(folder).rstrip("/") + "/"
+    quoted = prefix.replace("'", "''")
+    return relation.project(f"table_id, case when starts_with(path, '/') then path else '{quoted}' || path end as path, "
+                            "sha256")

@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import json
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 import pandas as pd
 
-from generator_py.parquet_export import arrow_table, write_parquet
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from generator_py.parquet_export import (PARQUET_COMPRESSION, PARQUET_COMPRESSION_LEVEL, PARQUET_ROW_GROUP_SIZE,
+                                         arrow_table, replace_if_changed, replace_with_if_changed)
 
 from .backends.oracle_backend import gt_to_answer
 from .finetune_splits import SPLITS
@@ -134,20 +137,21 @@ def alpaca_name(config: str, split: str) -> str:
     return f"hctqa_{config}_{split}.json"
 
 
-def dataset_card(configs: dict[str, pd.DataFrame]) -> str:
-    """The README that tells `datasets` which files are which config and split (YAML front matter)."""
+def dataset_card(counts: dict[str, dict[str, tuple[int, int]]]) -> str:
+    """The README that tells `datasets` which files are which config and split (YAML front matter);
+    `counts`: config -> split -> (examples, tables)."""
     lines = ["---", "configs:"]
-    for config in configs:
+    for config in counts:
         lines += [f"- config_name: {config}", "  data_files:"]
         lines += [f"  - split: {s}\n    path: {config}/{parquet_name(s)}" for s in SPLITS]
     lines += ["---", "", "# HCT-QA fine-tuning sets", "",
               "Built by this project's `dbt build` (model benchmark_finetune_exports). Splits are by table: a "
               "table and its variants are in one split only, drawn from the seed and the original table's id.", "",
               "| config | split | examples | tables |", "|---|---|---|---|"]
-    for config, frame in configs.items():
+    for config, per_split in counts.items():
         for s in SPLITS:
-            part = frame[frame["split"] == s]
-            lines.append(f"| {config} | {s} | {len(part)} | {part['table_id'].nunique()} |")
+            n_examples, n_tables = per_split[s]
+            lines.append(f"| {config} | {s} | {n_examples} | {n_tables} |")
     lines += ["", "Columns: `instruction`, `input`, `output` (the prompt and the expected reply), `id`, `table_id`, "
               "`original_table_id`, `split`, and the config's own (see the project's models/benchmark/"
               "_benchmark_finetune_exports.yml).", ""]
@@ -155,78 +159,160 @@ def dataset_card(configs: dict[str, pd.DataFrame]) -> str:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    replace_if_changed(text.encode("utf-8"), path)
 
 
 ALPACA_CHUNK = 2000  # examples encoded per call: the C encoder's speed without the whole file in memory
+# Examples built and written per batch: a multiple of the row-group size, so the files' bytes do not
+# depend on the batching, and a bound on what one batch holds (each example carries its table's text).
+EXAMPLE_BATCH = 4 * PARQUET_ROW_GROUP_SIZE
 
 
-def _write_alpaca(path: Path, frame: pd.DataFrame) -> None:
-    """A JSON list of {instruction, input, output} (what LLaMA-Factory reads), written in chunks."""
-    tmp = path.with_name(path.name + ".tmp")
+def _alpaca_rows(frame: pd.DataFrame) -> str:
+    """Frame rows as the comma-separated members of a JSON list of {instruction, input, output}."""
     columns = [frame[c].tolist() for c in ("instruction", "input", "output")]
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write("[")
-        for start in range(0, len(frame), ALPACA_CHUNK):
-            rows = [{"instruction": i, "input": x, "output": o}
-                    for i, x, o in zip(*(c[start:start + ALPACA_CHUNK] for c in columns))]
-            f.write(("," if start else "") + json.dumps(rows, ensure_ascii=False)[1:-1])
-        f.write("]\n")
-    os.replace(tmp, path)
+    parts = []
+    for start in range(0, len(frame), ALPACA_CHUNK):
+        rows = [{"instruction": i, "input": x, "output": o}
+                for i, x, o in zip(*(c[start:start + ALPACA_CHUNK] for c in columns))]
+        parts.append(json.dumps(rows, ensure_ascii=False)[1:-1])
+    return ",".join(p for p in parts if p)
 
 
-def _split_parts(frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The frame's rows per split, each in id order (one sort, then slices: no boolean copies)."""
+def split_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` (with `split` and `id`) in split order (SPLITS), then id order: the order of the files."""
     rank = frame["split"].map({s: i for i, s in enumerate(SPLITS)})
     if rank.isna().any():
         raise ValueError(f"unknown split {frame.loc[rank.isna(), 'split'].iloc[0]!r}")
-    ordered = frame.assign(_rank=rank.to_numpy()).sort_values(["_rank", "id"], kind="stable")
-    bounds = ordered["_rank"].searchsorted(range(len(SPLITS) + 1), side="left")
-    ordered = ordered.drop(columns="_rank").reset_index(drop=True)
-    return {s: ordered.iloc[bounds[i]:bounds[i + 1]] for i, s in enumerate(SPLITS)}
+    return (frame.assign(_rank=rank.to_numpy()).sort_values(["_rank", "id"], kind="stable")
+            .drop(columns="_rank").reset_index(drop=True))
 
 
-def write_finetune_exports(out_dir, configs: dict[str, pd.DataFrame]) -> list[WrittenFile]:
-    """Write every config's splits as Parquet (+ card) and alpaca JSON (+ dataset_info.json) under `out_dir`."""
+def example_batches(keys: pd.DataFrame, build, batch: int = EXAMPLE_BATCH):
+    """The examples of `keys` (rows with `id` and `split`, one per example), built by `build(rows)` a batch at
+    a time in split and id order, no batch across two splits: what `write_finetune_exports` writes."""
+    ordered = split_order(keys)
+    for split in SPLITS:
+        part = ordered[ordered["split"] == split]
+        for start in range(0, len(part), batch):
+            yield build(part.iloc[start:start + batch])
+
+
+class _SplitFile:
+    """One config's split: its Parquet file (and, when asked, its alpaca JSON), written a batch at a time."""
+
+    def __init__(self, hf: Path, lf: Path, config: str, split: str, alpaca_json: bool):
+        self.config, self.split = config, split
+        self.parquet = hf / config / parquet_name(split)
+        self.alpaca = lf / alpaca_name(config, split) if alpaca_json else None
+        self.writer = None
+        self.json_file = None
+        self.n_examples = 0
+        self.tables: set = set()
+        self.wrote_json = False
+
+    def write(self, part: pd.DataFrame, name: str) -> None:
+        table = arrow_table(part, frozenset(), frozenset(), name)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self._tmp(self.parquet), table.schema, compression=PARQUET_COMPRESSION,
+                                           compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True)
+        self.writer.write_table(table, row_group_size=PARQUET_ROW_GROUP_SIZE)
+        if self.alpaca is not None:
+            if self.json_file is None:
+                self.json_file = open(self._tmp(self.alpaca), "w", encoding="utf-8", newline="\n")
+                self.json_file.write("[")
+            rows = _alpaca_rows(part)
+            if rows:
+                self.json_file.write(("," if self.wrote_json else "") + rows)
+                self.wrote_json = True
+        self.n_examples += len(part)
+        self.tables.update(part["table_id"].tolist())
+
+    def close(self, schema_of_empty) -> list[WrittenFile]:
+        if self.writer is None:  # a split without examples: an empty file of the config's columns
+            self.writer = pq.ParquetWriter(self._tmp(self.parquet), schema_of_empty, compression=PARQUET_COMPRESSION,
+                                           compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True)
+        self.writer.close()
+        replace_with_if_changed(self._tmp(self.parquet), self.parquet)
+        out = [WrittenFile(self.parquet, self.config, self.split, "parquet", self.n_examples, len(self.tables))]
+        if self.alpaca is not None:
+            if self.json_file is None:
+                self.json_file = open(self._tmp(self.alpaca), "w", encoding="utf-8", newline="\n")
+                self.json_file.write("[")
+            self.json_file.write("]\n")
+            self.json_file.close()
+            replace_with_if_changed(self._tmp(self.alpaca), self.alpaca)
+            out.append(WrittenFile(self.alpaca, self.config, self.split, "alpaca", self.n_examples, len(self.tables)))
+        return out
+
+    @staticmethod
+    def _tmp(path: Path) -> Path:
+        return path.with_name(path.name + ".tmp")
+
+
+def write_finetune_exports(out_dir, configs: dict, alpaca_json: bool = False) -> list[WrittenFile]:
+    """Write every config's splits as Parquet (+ the dataset card) and LLaMA-Factory's dataset_info.json
+    under `out_dir`; with `alpaca_json` also each split as alpaca JSON (for readers without Parquet).
+
+    `configs` maps a config's name to its examples: a frame, or an iterable of frames (`example_batches`)
+    in split order, then id order, none across two splits. dataset_info.json names the Parquet files
+    (LLaMA-Factory reads Parquet by the file's extension), or the JSON ones when `alpaca_json`.
+    """
     out = Path(out_dir)
     hf, lf = out / HF_DIR, out / LLAMAFACTORY_DIR
+    lf.mkdir(parents=True, exist_ok=True)
     written: list[WrittenFile] = []
     dataset_info = {}
-    # Parquet (zstd in pyarrow, which releases the GIL) is written in a thread while the JSON is encoded.
-    parquet_writer = ThreadPoolExecutor(max_workers=1)
-    pending = []
-    for config, frame in configs.items():
+    counts: dict[str, dict[str, tuple[int, int]]] = {}
+    for config, examples in configs.items():
+        (hf / config).mkdir(parents=True, exist_ok=True)
+        if isinstance(examples, pd.DataFrame):
+            examples = example_batches(examples, lambda rows: rows, batch=max(len(examples), 1))
+        files = {s: _SplitFile(hf, lf, config, s, alpaca_json) for s in SPLITS}
+        schema, seen = None, -1
         try:
-            parts = _split_parts(frame)
+            for part in examples:
+                if len(part) == 0:
+                    continue
+                split = part["split"].iloc[0]
+                if split not in files or (part["split"] != split).any():
+                    raise ValueError(f"a batch of examples is not of one known split ({sorted(set(part['split']))})")
+                if SPLITS.index(split) < seen:
+                    raise ValueError(f"examples not in split order ({split!r} after a later split)")
+                seen = SPLITS.index(split)
+                files[split].write(part, f"finetune {config}")
+                if schema is None:
+                    schema = arrow_table(part.iloc[:0], frozenset(), frozenset(), config).schema
         except ValueError as e:
             raise ValueError(f"fine-tuning export {config!r}: {e}") from None
-        (hf / config).mkdir(parents=True, exist_ok=True)
-        lf.mkdir(parents=True, exist_ok=True)
-        for split in SPLITS:
-            part = parts[split]
-            n_tables = int(part["table_id"].nunique())
-            path = hf / config / parquet_name(split)
-            pending.append(parquet_writer.submit(
-                write_parquet, arrow_table(part, frozenset(), frozenset(), f"finetune {config}"), path))
-            written.append(WrittenFile(path, config, split, "parquet", len(part), n_tables))
-            name = alpaca_name(config, split)
-            _write_alpaca(lf / name, part)
-            written.append(WrittenFile(lf / name, config, split, "alpaca", len(part), n_tables))
-            dataset_info[name[:-len(".json")]] = {
-                "file_name": name, "formatting": "alpaca",
+        if schema is None:
+            schema = pa.schema([(c, pa.string()) for c in EXAMPLE_COLUMNS])
+        counts[config] = {}
+        for split, f in files.items():
+            done = f.close(schema)
+            written += done
+            counts[config][split] = (f.n_examples, len(f.tables))
+            target = done[-1].path if alpaca_json else done[0].path
+            dataset_info[alpaca_name(config, split)[:-len(".json")]] = {
+                "file_name": os.path.relpath(target, lf).replace(os.sep, "/"), "formatting": "alpaca",
                 "columns": {"prompt": "instruction", "query": "input", "response": "output"}}
-    parquet_writer.shutdown(wait=True)
-    for done in pending:
-        done.result()  # a failed write raises here
     hf.mkdir(parents=True, exist_ok=True)
-    lf.mkdir(parents=True, exist_ok=True)
-    _write_text(hf / CARD, dataset_card(configs))
+    _write_text(hf / CARD, dataset_card(counts))
     written.append(WrittenFile(hf / CARD, None, None, "card", None, None))
     _write_text(lf / DATASET_INFO, json.dumps(dataset_info, indent=2, ensure_ascii=False) + "\n")
     written.append(WrittenFile(lf / DATASET_INFO, None, None, "dataset_info", None, None))
+    _remove_orphans(hf, lf, {w.path for w in written})
     return written
+
+
+def _remove_orphans(hf: Path, lf: Path, kept: set) -> None:
+    """Files of an earlier export this one did not write (a config gone, the JSON form turned off)."""
+    for path in [*hf.glob("*/*.parquet"), *lf.glob("hctqa_*.json")]:
+        if path not in kept:
+            path.unlink()
+    for folder in hf.iterdir():
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def written_frame(written: list[WrittenFile]) -> pd.DataFrame:

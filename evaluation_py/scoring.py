@@ -42,9 +42,8 @@ from . import extraction, metrics, strict_rules
 from .metrics import Match
 from .modes.outcomes import answers_for_scoring
 from .normalize import clean_response, is_left_out, is_missing, response_values
+from .scoring_modes import DEFAULT_SCORING_MODE, SCORING_MODES  # re-exported: the names callers import
 
-SCORING_MODES = ("strict", "paper")
-DEFAULT_SCORING_MODE = "strict"
 FLAG_COLUMNS = ("left_out", "unanswered")
 
 
@@ -59,10 +58,35 @@ def paper_match(resp: frozenset, gt: frozenset) -> Match:
     return Match(len(resp), inter, len(gt), inter)
 
 
+# The release's four metrics: what paper mode computes unless others are asked for.
+PAPER_METRICS = ("precision", "recall", "f1", "cc")
+
+
+def default_metrics(scoring_mode: str) -> tuple[str, ...]:
+    """The metrics computed when none are asked for: paper mode the release's four, strict mode every
+    registered metric of a value match (the text metrics, ROUGE-L and BLEU, are asked for by name)."""
+    _check_scoring_mode(scoring_mode)
+    if scoring_mode == "paper":
+        return PAPER_METRICS
+    return tuple(n for n in metrics.scored_names() if metrics.get(n).reads == "match")
+
+
+def checked_metric_names(names: Iterable[str]) -> tuple[str, ...]:
+    """``names`` in registration order, each a scored metric; a clear error naming an unknown one."""
+    asked = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    scored = metrics.scored_names()
+    unknown = [n for n in asked if n not in scored]
+    if unknown:
+        raise ValueError(f"unknown metric {unknown[0]!r}; the scored metrics are {', '.join(scored)}")
+    if not asked:
+        raise ValueError(f"no metric asked for; the scored metrics are {', '.join(scored)}")
+    return tuple(n for n in scored if n in asked)
+
+
 def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_SCORING_MODE,
-                readings: dict | None = None) -> dict[str, list]:
-    """Score parallel lists of answers and gt strings: one list per scored metric
-    (:func:`evaluation_py.metrics.scored_names`), and ``left_out`` and ``unanswered``.
+                readings: dict | None = None, metric_names: Iterable[str] | None = None) -> dict[str, list]:
+    """Score parallel lists of answers and gt strings: one list per metric of ``metric_names`` (default:
+    every scored metric, :func:`evaluation_py.metrics.scored_names`), and ``left_out`` and ``unanswered``.
 
     Readings are cached per distinct response and ground truth (a build repeats both a lot),
     metric values per distinct match; ``readings`` (a dict) shares strict mode's response
@@ -74,7 +98,8 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     _check_scoring_mode(scoring_mode)
     if len(responses) != len(gts):
         raise ValueError(f"responses and gts differ in length: {len(responses)} != {len(gts)}")
-    registered = [metrics.get(name) for name in metrics.scored_names()]
+    names = metrics.scored_names() if metric_names is None else checked_metric_names(metric_names)
+    registered = [metrics.get(name) for name in names]
     by_match = [m for m in registered if m.reads == "match"]
     by_text = [m for m in registered if m.reads == "text"]
     out: dict[str, list] = {c: [] for c in (*(m.name for m in registered), *FLAG_COLUMNS)}
@@ -149,15 +174,16 @@ def score_one(response: str | None, gt: str, scoring_mode: str = DEFAULT_SCORING
 
 def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = "gt",
                 scoring_mode: str = DEFAULT_SCORING_MODE, readings: dict | None = None,
-                inference_mode: str = extraction.DEFAULT_INFERENCE_MODE) -> pd.DataFrame:
-    """A copy of ``df`` with a column per registered metric and ``left_out``, ``unanswered`` added, for one
-    scoring mode; the responses are read through the extraction filter of ``inference_mode``
-    (``readings``: see :func:`score_lists`)."""
+                inference_mode: str = extraction.DEFAULT_INFERENCE_MODE,
+                metric_names: Iterable[str] | None = None) -> pd.DataFrame:
+    """A copy of ``df`` with a column per metric of ``metric_names`` (default: every scored one) and
+    ``left_out``, ``unanswered`` added, for one scoring mode; the responses are read through the extraction
+    filter of ``inference_mode`` (``readings``: see :func:`score_lists`)."""
     for col in (response_col, gt_col):
         if col not in df.columns:
             raise KeyError(f"column {col!r} not in frame (columns: {list(df.columns)})")
     answers = extraction.extract(df[response_col].tolist(), inference_mode)
-    scores = score_lists(answers, df[gt_col].tolist(), scoring_mode, readings)
+    scores = score_lists(answers, df[gt_col].tolist(), scoring_mode, readings, metric_names)
     out = df.copy()
     for c, values in scores.items():
         out[c] = pd.Series(values, index=df.index, dtype="bool" if c in FLAG_COLUMNS else "float64")
@@ -216,11 +242,11 @@ def summarize(scored_df: pd.DataFrame, by: Iterable[str] | None = None) -> pd.Da
 
     Columns: the ``by`` columns, ``n`` (predictions in the group, left-out ones included),
     ``left_out`` (how many were left out of the means), ``unanswered`` (how many gave no answer)
-    and the mean of every registered metric over the predictions not left out (NaN when a group
-    has none). With ``by`` empty, one row.
+    and the mean of every metric the frame was scored with over the predictions not left out (NaN when a
+    group has none). With ``by`` empty, one row.
     """
     by = list(by or [])
-    names = list(metrics.scored_names())
+    names = [n for n in metrics.scored_names() if n in scored_df.columns]  # the metrics scored
     missing = [c for c in [*by, *names, *FLAG_COLUMNS] if c not in scored_df.columns]
     if missing:
         raise KeyError(f"columns missing from scored frame: {missing}")

@@ -15,15 +15,13 @@ missing one recall. An empty side scores 0, two equal texts 1.
 - ``bleu``: sacrebleu's sentence BLEU with effective order (a one-word answer is not 0 for lack of
   4-grams) and its default exponential smoothing and ``13a`` tokenizer, over 100 so in [0, 1].
 
-Both are deterministic. No dbt imports.
+Both are deterministic. rouge-score and sacrebleu are imported on the first text scored, not with
+this module: scoring that asks no text metric never pays for them. No dbt imports.
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-from rouge_score import rouge_scorer
-from sacrebleu.metrics import BLEU
 
 _WORD_RE = re.compile(r"[^\W_]+")
 
@@ -35,8 +33,16 @@ class _WordTokenizer:
         return _WORD_RE.findall(text.lower())
 
 
-_ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_WordTokenizer())
-_BLEU = BLEU(effective_order=True)
+@lru_cache(maxsize=1)
+def _rouge():
+    from rouge_score import rouge_scorer
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=_WordTokenizer())
+
+
+@lru_cache(maxsize=1)
+def _bleu():
+    from sacrebleu.metrics import BLEU
+    return BLEU(effective_order=True)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -45,7 +51,7 @@ def rouge_l(answer: str, gt: str) -> float:
         return 0.0
     if answer.strip() == gt.strip():
         return 1.0  # also where no word is left to compare (a value of punctuation only: `-`)
-    return float(_ROUGE.score(gt, answer)["rougeL"].fmeasure)
+    return float(_rouge().score(gt, answer)["rougeL"].fmeasure)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -55,4 +61,4 @@ def bleu(answer: str, gt: str) -> float:
     if answer.strip() == gt.strip():
         return 1.0
     # sacrebleu's float sum can pass 100 by a rounding error (100.00000000000004): kept in [0, 1]
-    return min(1.0, max(0.0, _BLEU.sentence_score(answer, [gt]).score / 100.0))
+    return min(1.0, max(0.0, _bleu().sentence_score(answer, [gt]).score / 100.0))

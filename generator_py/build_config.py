@@ -127,3 +127,26 @@ def output_dir(configured, database: Optional[Path], kind: str) -> Path:
         return Path(kind)
     name = kind if database.stem == DEFAULT_DATABASE_STEM else f"{database.stem}_{kind}"
     return database.parent / name
+
+
+def built_relation(load, config_relation):
+    """The relation `load()` gives (a function of the model returning `dbt.ref("...")`: dbt finds a Python
+    model's refs in its source, so each stays written out there) when it exists and was made by this build's
+    configuration (or is empty), else None.
+
+    For the models of the light build that also show a heavy part (selectors.yml: tag images, choice,
+    obfuscation, finetune) when one was built: the light default leaves the heavy models unbuilt, and a
+    heavy relation left by a build of another configuration is not this benchmark's.
+    """
+    import duckdb
+
+    try:
+        relation = load()
+    except KeyError:  # a ref dbt did not record for the model
+        return None
+    except duckdb.CatalogException:  # selected, but never built in this database
+        return None
+    if FINGERPRINT_COLUMN not in relation.columns:
+        return None
+    stamps = relation.project(f"distinct {FINGERPRINT_COLUMN}").fetchall()
+    return relation if stamps in ([], [(fingerprint_of(config_relation),)]) else None

@@ -47,15 +47,48 @@ def arrow_table(frame: pd.DataFrame, bool_columns: frozenset, int_columns: froze
     return pa.Table.from_arrays(arrays, names=[str(c) for c in frame.columns])
 
 
-def write_parquet(table: pa.Table, path: Path) -> None:
-    """Write `table` to `path` atomically (a temporary file, then a rename)."""
+def parquet_bytes(table: pa.Table) -> bytes:
+    """`table` as Parquet bytes: zstd, fixed row groups, no pandas metadata (compressed: small beside the
+    frames they come from)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=PARQUET_ROW_GROUP_SIZE, compression=PARQUET_COMPRESSION,
+                   compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True)
+    return sink.getvalue().to_pybytes()
+
+
+def replace_if_changed(data: bytes, path: Path) -> bool:
+    """Write `data` to `path` atomically unless the file holds those bytes already; True when written.
+
+    A rebuild with nothing changed then leaves an export file as it was (its modification time too)."""
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
     tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(
-        table,
-        tmp,
-        row_group_size=PARQUET_ROW_GROUP_SIZE,
-        compression=PARQUET_COMPRESSION,
-        compression_level=PARQUET_COMPRESSION_LEVEL,
-        write_statistics=True,
-    )
+    tmp.write_bytes(data)
     os.replace(tmp, path)
+    return True
+
+
+def replace_with_if_changed(tmp: Path, path: Path) -> bool:
+    """Move the finished file `tmp` onto `path` unless `path` holds the same bytes (then `tmp` is dropped and
+    `path` keeps its modification time); True when replaced. For files streamed to disk as they are made."""
+    try:
+        if path.stat().st_size == tmp.stat().st_size and _same_bytes(tmp, path):
+            tmp.unlink()
+            return False
+    except OSError:
+        pass
+    os.replace(tmp, path)
+    return True
+
+
+def _same_bytes(a: Path, b: Path, block: int = 1 << 20) -> bool:
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        while True:
+            x, y = fa.read(block), fb.read(block)
+            if x != y:
+                return False
+            if not x:
+                return True

@@ -65,11 +65,11 @@ def synthetic_sample_dir(reference_dir) -> Path:
     return reference_dir / "hctqa-synthetic-sample"
 
 
-# One CI-sized build (every domain, one replica per variant) shared by the end-to-end tests.
+# One CI-sized full build (every domain, one replica per variant, every heavy part) shared by the end-to-end tests.
 @pytest.fixture(scope="session")
 def ci_build(tmp_path_factory) -> Iterator[Path]:
     project = copy_project(tmp_path_factory.mktemp("ci") / "project")
-    proc = run_dbt(project, "build", "--vars", CI_VARS)
+    proc = run_dbt(project, "build", "--selector", "full", "--vars", CI_VARS)  # the heavy parts too (selectors.yml)
     # what a user would see in the terminal, for the tests of the build's log
     (project / "build.stdout").write_text(proc.stdout)
     (project / "build.stderr").write_text(proc.stderr)

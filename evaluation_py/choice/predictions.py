@@ -41,11 +41,12 @@ def logprobs_status(backend: str, requested: bool, answered: bool, logprobs_json
 
 
 def choice_predictions(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.DataFrame, seed: int,
-                       store_path: str | Path, progress: bool = True) -> pd.DataFrame:
-    """Ask every model with `choice_items` its items in both orders; both scorings per answer."""
+                       store_path: str | Path, progress: bool = True, details=None) -> pd.DataFrame:
+    """Ask every model with `choice_items` its items in both orders; both scorings per answer (`details`:
+    see :func:`evaluation_py.choice.requests.build_choice_requests`)."""
     import evaluation_py.backends  # noqa: F401  (fills the backend registry)
 
-    creqs, lookup = build_choice_requests(specs, items, tables, seed)
+    creqs, lookup = build_choice_requests(specs, items, tables, seed, details)
     if not creqs:
         return _frame([])
     by_name = {s.name: s for s in specs}

@@ -72,10 +72,17 @@ def choice_lookup(right_letter: dict[str, str], question: dict[str, str]) -> Ben
                                    missing="not a choice request of this build")
 
 
-def _check_items(items: pd.DataFrame) -> None:
-    missing = [c for c in ITEM_COLUMNS if c not in items.columns]
+# Columns that choose a model's items and their worked examples (read for every item); the others of
+# ITEM_COLUMNS (the question, options, the table variant's CSV) are read for the items asked only.
+SELECTION_COLUMNS = ("item_id", "subset", "table_id", "other_table_id", "content_variant")
+
+
+def _check_items(items: pd.DataFrame, columns=ITEM_COLUMNS) -> None:
+    missing = [c for c in columns if c not in items.columns]
     if missing:
         raise ValueError(f"benchmark_choice_items lacks column(s) {', '.join(missing)} the choice requests need")
+    if "correct_option" not in items.columns:
+        return
     bad = items[~items["correct_option"].isin(["A", "B"])]
     if len(bad):
         raise ValueError(f"benchmark_choice_items item {bad['item_id'].iloc[0]!r}: correct_option "
@@ -167,27 +174,43 @@ def choice_spec(spec: ModelSpec) -> ModelSpec:
 
 
 def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.DataFrame,
-                          seed: int) -> tuple[list[ChoiceRequest], BenchmarkLookup]:
-    """Every choice request of the models with `choice_items`, and the lookup their backends read."""
-    _check_items(items)
+                          seed: int, details=None) -> tuple[list[ChoiceRequest], BenchmarkLookup]:
+    """Every choice request of the models with `choice_items`, and the lookup their backends read.
+
+    `items` holds every item with at least SELECTION_COLUMNS (the samples and the worked examples are
+    drawn over all of them); `details(item_ids)` gives the ITEM_COLUMNS rows of those items (default: from
+    `items`), asked for the chosen items and their examples only.
+    """
+    _check_items(items, SELECTION_COLUMNS if details is not None else ITEM_COLUMNS)
     specs = [s for s in specs if s.choice_items is not None]
     if not specs or len(items) == 0:
         return [], choice_lookup({}, {})
-    shown = shown_items(items, tables)
     picker = ExamplePicker(items, seed)
     meta = {r.item_id: r for r in items.itertuples(index=False)}
+    plan = []  # (spec, [(item_id, example_id)])
+    for spec in specs:
+        chosen = []
+        for item_id in select_items(spec, items, seed)["item_id"].tolist():
+            r = meta[item_id]
+            tables_of = frozenset(t for t in (r.table_id, r.other_table_id) if isinstance(t, str))
+            chosen.append((item_id, picker.pick(item_id, r.subset, r.content_variant, tables_of,
+                                                getattr(r, "option_form", "answer"))))
+        plan.append((spec, chosen))
+    needed = sorted({i for _, chosen in plan for pair in chosen for i in pair if i is not None})
+    if details is None:
+        shown_rows = items[items["item_id"].isin(needed)]
+    else:
+        shown_rows = details(needed)
+        _check_items(shown_rows)
+    shown = shown_items(shown_rows, tables)
     right, question = {}, {}
     out: list[ChoiceRequest] = []
-    for spec in specs:
-        chosen = select_items(spec, items, seed)
+    for spec, chosen in plan:
         params = choice_params(spec)
         reads = backend_class(spec.backend).benchmark_fields
-        for item_id in chosen["item_id"].tolist():
+        for item_id, example_id in chosen:
             r = meta[item_id]
             item = shown[item_id]
-            tables_of = frozenset(t for t in (r.table_id, r.other_table_id) if isinstance(t, str))
-            example_id = picker.pick(item_id, r.subset, r.content_variant, tables_of,
-                                     getattr(r, "option_form", "answer"))
             example = shown[example_id] if example_id is not None else None
             for order in ORDERS:
                 rid = request_id(item_id, order)

@@ -7,8 +7,6 @@ question_id; properties under the release's names (`properties`), the answer as 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -115,11 +113,7 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
     return out
 
 
-def write_qaps(qaps: Any, path: Path) -> None:
-    """Write the qaps structure as one line of UTF-8 JSON, atomically."""
+def qaps_bytes(qaps: Any) -> bytes:
+    """The qaps structure as one line of UTF-8 JSON (what the export writes, `generator_py.export`)."""
     # compact: json's C encoder only runs without indentation (about ten times faster)
-    text = json.dumps(qaps, ensure_ascii=False, allow_nan=False) + "\n"
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    return (json.dumps(qaps, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")

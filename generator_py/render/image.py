@@ -23,6 +23,7 @@ Plain Python: no dbt imports.
 from __future__ import annotations
 
 import hashlib
+import json
 import importlib.util
 import io
 import multiprocessing
@@ -444,13 +445,57 @@ def _write_range(job: tuple[str, int, int]) -> list[WrittenImage]:
     return _write_chunk(folder, _FORKED_TABLES[start:stop])
 
 
+MANIFEST = "manifest.json"
+
+
+@lru_cache(maxsize=1)
+def renderer_digest() -> str:
+    """sha256 of what draws an image besides its table: this module's code, Pillow's version and the fonts."""
+    import PIL
+
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(PIL.__version__.encode())
+    for kind in sorted(FONT_FILES):
+        h.update(Path(_font_path(FONT_FILES[kind])).read_bytes())
+    return h.hexdigest()
+
+
+def table_digest(table: ImageTable) -> str:
+    """sha256 of a table's drawing inputs (with the renderer's): equal digests draw equal PNGs."""
+    return hashlib.sha256(repr((renderer_digest(), table)).encode("utf-8")).hexdigest()
+
+
+def _read_manifest(folder: Path) -> dict:
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _kept(folder: Path, name: str, entry) -> Optional[WrittenImage]:
+    """The image an earlier build wrote, when the file is still the one it wrote (size and sha256)."""
+    if not isinstance(entry, dict):
+        return None
+    path = folder / name
+    try:
+        if path.stat().st_size != entry.get("bytes"):
+            return None
+        if hashlib.sha256(path.read_bytes()).hexdigest() != entry.get("sha256"):
+            return None
+    except OSError:
+        return None
+    return WrittenImage(entry["table_id"], str(path), int(entry["width"]), int(entry["height"]), entry["sha256"])
+
+
 def write_table_images(tables: Sequence[ImageTable], folder, workers: Optional[int] = None) -> list[WrittenImage]:
     """Writes `<table_id>.png` for every table into `folder` (created; stale PNGs removed), in table_id order.
 
-    `workers` processes render (default: the CPUs this process may use); each image depends only on
-    its table, so the files are the same for any number of workers.
+    Incremental: `folder/manifest.json` records each PNG's table digest (`table_digest`) and sha256; a
+    table whose digest is unchanged and whose file is intact is not drawn again. `workers` processes
+    render (default: the CPUs this process may use); each image depends only on its table, so the files
+    are the same for any number of workers and whether drawn now or kept.
     """
-    global _FORKED_TABLES
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tables = sorted(tables, key=lambda t: t.table_id)
@@ -461,6 +506,29 @@ def write_table_images(tables: Sequence[ImageTable], folder, workers: Optional[i
     for stale in folder.glob("*.png"):
         if stale.name not in keep:
             stale.unlink()
+    before = _read_manifest(folder)
+    digests = [table_digest(t) for t in tables]
+    kept: dict[str, WrittenImage] = {}
+    for table, name, digest in zip(tables, names, digests):
+        entry = before.get(name)
+        if isinstance(entry, dict) and entry.get("digest") == digest and entry.get("table_id") == table.table_id:
+            image = _kept(folder, name, entry)
+            if image is not None:
+                kept[table.table_id] = image
+    todo = [t for t in tables if t.table_id not in kept]
+    drawn = {w.table_id: w for w in _draw(todo, folder, workers)}
+    written = [kept.get(t.table_id) or drawn[t.table_id] for t in tables]
+    manifest = {name: {"table_id": w.table_id, "digest": d, "sha256": w.sha256, "bytes": Path(w.path).stat().st_size,
+                       "width": w.width, "height": w.height}
+                for name, d, w in zip(names, digests, written)}
+    tmp = folder / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, sort_keys=True, indent=0) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / MANIFEST)
+    return written
+
+
+def _draw(tables: Sequence[ImageTable], folder: Path, workers: Optional[int]) -> list[WrittenImage]:
+    global _FORKED_TABLES
     workers = max(1, workers or len(os.sched_getaffinity(0)))
     if workers == 1 or len(tables) < PARALLEL_THRESHOLD:
         return _write_chunk(str(folder), tables)

@@ -4,7 +4,7 @@ import pandas as pd
 from evaluation_py.analysis import benchmark_composition
 from evaluation_py.analysis.composition import choice_item_composition
 from evaluation_py.finetune_export import composition_rows
-from generator_py.build_config import stamp
+from generator_py.build_config import built_relation, stamp
 
 
 def model(dbt, session):
@@ -12,11 +12,22 @@ def model(dbt, session):
     # the HCT-QA composition: its questions alone (a build with var question_suites [hctqa, treb] adds others)
     out = benchmark_composition(dbt.ref("benchmark_tables").df(),
                                 dbt.ref("benchmark_questions").filter("suite = 'hctqa'").df())
-    # the fine-tuning splits: tables and examples per config and split
-    finetune = composition_rows(dbt.ref("benchmark_finetune_exports").df())
-    out = pd.concat([out, finetune.astype({c: out[c].dtype for c in ("n_tables", "n_questions")})],
-                    ignore_index=True)
-    # the choice items per subset and per subset x distractor strategy (n_questions: items)
-    choice = dbt.ref("benchmark_choice_items").project("table_id, subset, distractor_strategy").df()
-    out = pd.concat([out, choice_item_composition(choice)], ignore_index=True)
+    config = dbt.ref("stg_build_config")
+
+    def benchmark_finetune_exports():  # a nested def: dbt reads a Python model's refs there, not in a lambda
+        return dbt.ref("benchmark_finetune_exports")
+
+    def benchmark_choice_items():
+        return dbt.ref("benchmark_choice_items")
+
+    # the heavy parts (tags finetune, choice) where this build's configuration built them
+    exports = built_relation(benchmark_finetune_exports, config)
+    if exports is not None:  # the fine-tuning splits: tables and examples per config and split
+        finetune = composition_rows(exports.df())
+        out = pd.concat([out, finetune.astype({c: out[c].dtype for c in ("n_tables", "n_questions")})],
+                        ignore_index=True)
+    items = built_relation(benchmark_choice_items, config)
+    if items is not None:  # the choice items per subset and per subset x distractor strategy (n_questions: items)
+        choice = items.project("table_id, subset, distractor_strategy").df()
+        out = pd.concat([out, choice_item_composition(choice)], ignore_index=True)
     return stamp(out, dbt.ref("stg_build_config"))

@@ -2,12 +2,32 @@
 import json
 
 from evaluation_py.analysis.report_build import build_report
-from generator_py.build_config import FINGERPRINT_COLUMN, database_path, output_dir, stamp
-
+from generator_py.build_config import FINGERPRINT_COLUMN, built_relation, database_path, output_dir, stamp
 
 def model(dbt, session):
     dbt.config(materialized="table")
     build = dbt.ref("stg_build_config").df().iloc[0]  # the checked vars the benchmark was built with
+    config = dbt.ref("stg_build_config")
+
+    def analysis_choice_accuracy():  # a nested def: dbt reads a Python model's refs there, not in a lambda
+        return dbt.ref("analysis_choice_accuracy")
+
+    def analysis_choice_robustness_gap():
+        return dbt.ref("analysis_choice_robustness_gap")
+
+    def analysis_choice_probe_positions():
+        return dbt.ref("analysis_choice_probe_positions")
+
+    def analysis_choice_property_regression():
+        return dbt.ref("analysis_choice_property_regression")
+
+    # the analyses of a heavy part (tag choice): shown when this build's configuration built them
+    heavy = {key: relation.df() for key, relation in (
+        ("choice_accuracy", built_relation(analysis_choice_accuracy, config)),
+        ("choice_gap", built_relation(analysis_choice_robustness_gap, config)),
+        ("choice_probe_positions", built_relation(analysis_choice_probe_positions, config)),
+        ("choice_regression", built_relation(analysis_choice_property_regression, config)),
+    ) if relation is not None}
     out = build_report(
         out_dir=output_dir(dbt.config.get("reports_dir"), database_path(session), "reports"),
         scores=dbt.ref("eval_scores").df(),  # the models evaluated are listed from these, not from the var
@@ -28,11 +48,7 @@ def model(dbt, session):
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),
             "episode_turns": dbt.ref("analysis_episode_turns").df(),
-            # choice items
-            "choice_accuracy": dbt.ref("analysis_choice_accuracy").df(),
-            "choice_gap": dbt.ref("analysis_choice_robustness_gap").df(),
-            "choice_probe_positions": dbt.ref("analysis_choice_probe_positions").df(),
-            "choice_regression": dbt.ref("analysis_choice_property_regression").df(),
+            **heavy,
         },
         build_info={
             FINGERPRINT_COLUMN: build[FINGERPRINT_COLUMN],

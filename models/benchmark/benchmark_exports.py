@@ -1,13 +1,23 @@
-"""Writes the benchmark as files other tools read (Parquet, and JSON in the HCT-QA release's qaps layout)."""
+"""Writes the benchmark as files other tools read (Parquet, and JSON in the HCT-QA release's qaps layout);
+originals and obfuscated twins in files of their own, unchanged files left as they are."""
 import pandas as pd
 
-from generator_py.build_config import database_path, output_dir, stamp
+from generator_py.build_config import built_relation, database_path, output_dir, stamp
 from generator_py.export import write_exports
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     out_dir = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
-    paths = write_exports(str(out_dir), dbt.ref("benchmark_tables").df(), dbt.ref("benchmark_questions").df())
+    config = dbt.ref("stg_build_config")
+
+    def benchmark_table_images():  # a nested def: dbt reads a Python model's refs there, not in a lambda
+        return dbt.ref("benchmark_table_images")
+
+    # each table's PNG (relative to the exports folder) when this build's configuration drew them (tag images)
+    images = built_relation(benchmark_table_images, config)
+    image_paths = dict(images.project("table_id, path").fetchall()) if images is not None else None
+    paths = write_exports(str(out_dir), dbt.ref("benchmark_tables").df(), dbt.ref("benchmark_questions").df(),
+                          image_paths)
     files = pd.DataFrame({"path": [str(p) for p in paths], "bytes": [p.stat().st_size for p in paths]})
-    return stamp(files, dbt.ref("stg_build_config"))
+    return stamp(files, config)

@@ -1,7 +1,9 @@
-"""Writes the fine-tuning sets (LLaMA-Factory alpaca JSON, Hugging Face Parquet splits) under <exports_dir>/."""
-from evaluation_py.finetune_export import (QUESTION_COLUMNS, choice_examples, question_examples,
+"""Writes the fine-tuning sets (Hugging Face Parquet splits, LLaMA-Factory's dataset_info.json naming them)
+under <exports_dir>/, a batch of examples at a time."""
+from evaluation_py.finetune_export import (QUESTION_COLUMNS, choice_examples, example_batches, question_examples,
                                            write_finetune_exports, written_frame)
 from generator_py.build_config import database_path, output_dir, stamp
+from generator_py.dbt_inputs import bool_var
 
 
 def _project(relation, wanted):
@@ -12,12 +14,33 @@ def _project(relation, wanted):
 def model(dbt, session):
     dbt.config(materialized="table")
     out_dir = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
+    alpaca_json = bool_var("finetune_alpaca_json", dbt.config.get("finetune_alpaca_json"), False)
     splits = dbt.ref("benchmark_finetune_splits").project("table_id, original_table_id, split").df()
-    tables = dbt.ref("benchmark_tables").project("table_id, html, csv").df()
+    tables = dbt.ref("benchmark_tables").project("table_id, variant, html, csv").df()
     questions = _project(dbt.ref("benchmark_questions"), ("question_id", "table_id", *QUESTION_COLUMNS))
-    items = dbt.ref("benchmark_choice_items")
-    items = _project(items, ("item_id", "table_id", "other_table_id", "other_table_position", "subset",
-                             "content_variant", "question", "option_a", "option_b", "correct_option", "table_csv"))
-    configs = {"questions": question_examples(questions, tables, splits),
-               "choice_items": choice_examples(items, tables, splits)}
-    return stamp(written_frame(write_finetune_exports(out_dir, configs)), dbt.ref("stg_build_config"))
+    items = _project(dbt.ref("benchmark_choice_items"),
+                     ("item_id", "table_id", "other_table_id", "other_table_position", "subset", "content_variant",
+                      "question", "option_a", "option_b", "correct_option", "table_csv"))
+    split_of = dict(zip(splits["table_id"], splits["split"]))
+
+    def keyed(frame, id_column):  # the rows with the keys example_batches orders them by
+        split = frame["table_id"].map(split_of)
+        if split.isna().any():
+            raise ValueError(f"fine-tuning export: table {frame.loc[split.isna(), 'table_id'].iloc[0]!r} "
+                             "is not in benchmark_finetune_splits")
+        return frame.assign(id=frame[id_column].astype(str), split=split)
+
+    configs = {}
+    variants = questions["variant"] if "variant" in questions.columns else None
+    # originals and obfuscated twins in configs of their own: a user of the originals filters nothing out
+    for config, rows in (("questions", questions if variants is None else questions[variants != "obfuscated"]),
+                         ("questions_obfuscated", None if variants is None else questions[variants == "obfuscated"])):
+        if rows is not None and (config == "questions" or len(rows)):
+            configs[config] = example_batches(keyed(rows, "question_id"),
+                                              lambda part: question_examples(part.drop(columns=["id", "split"]),
+                                                                             tables, splits))
+    configs["choice_items"] = example_batches(keyed(items, "item_id"),
+                                              lambda part: choice_examples(part.drop(columns=["id", "split"]),
+                                                                           tables, splits))
+    written = write_finetune_exports(out_dir, configs, alpaca_json=alpaca_json)
+    return stamp(written_frame(written), dbt.ref("stg_build_config"))

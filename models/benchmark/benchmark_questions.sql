@@ -1,7 +1,7 @@
 -- The benchmark's questions (contract in docs/contracts.md): (table, question, answer, metadata).
 with instances as (
     select *, 'original' as variant, question_id as original_question_id from {{ ref('int_question_instances') }}
-    {% if var('obfuscated_variants', true) %}
+    {% if obfuscated_variants_built('int_obfuscated_question_instances') %}
     union all by name
     -- the obfuscated variant: mapped question, SQL and spec; its answers computed on the obfuscated table
     select * exclude (original_table_id), 'obfuscated' as variant
@@ -11,7 +11,7 @@ with instances as (
 
 answers as (
     select * from {{ ref('int_question_answers') }}
-    {% if var('obfuscated_variants', true) %}
+    {% if obfuscated_variants_built('int_obfuscated_question_answers') %}
     union all
     select * from {{ ref('int_obfuscated_question_answers') }}
     {% endif %}

@@ -2,7 +2,7 @@
 -- shape figures and the 23 table-property flags.
 with instances as (
     select *, 'original' as variant, table_id as original_table_id from {{ ref('int_table_instances') }}
-    {% if var('obfuscated_variants', true) %}
+    {% if obfuscated_variants_built('int_obfuscated_table_instances') %}
     union all by name
     -- the obfuscated variant: its own title, renderings and relational CSV; layout, shape and flags its original's
     select *, 'obfuscated' as variant from {{ ref('int_obfuscated_table_instances') }}
@@ -20,7 +20,7 @@ properties as (
 
 relational as (
     select * from {{ ref('int_relational_csv') }}
-    {% if var('obfuscated_variants', true) %}
+    {% if obfuscated_variants_built('int_obfuscated_relational_csv') %}
     union all
     select * from {{ ref('int_obfuscated_relational_csv') }}
     {% endif %}

@@ -8,17 +8,18 @@ started) only when the cache lacks an answer, so a fully cached rebuild costs a 
 The reasoning modes' columns (reasoning, sandbox, execution_*) come from evaluation_py.modes.outcomes:
 pot's program runs here once, its result cached beside the answers.
 """
-from evaluation_py.dbt_inputs import eval_inputs_from_relations, sandbox_of_entries, store_path
+from evaluation_py.dbt_inputs import eval_inputs_from_relations, sandbox_of_entries, store_path, table_images_in
 from evaluation_py.modes.outcomes import MODE_COLUMNS, text_columns_typed, with_mode_columns
 from evaluation_py.predict import predict_pending
-from generator_py.build_config import stamp
+from generator_py.build_config import database_path, output_dir, stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
 
     def table_images():  # read only when an entry asks for images: a build without them needs none built
-        return dbt.ref("benchmark_table_images")
+        folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
+        return table_images_in(dbt.ref("benchmark_table_images"), folder)
 
     requests = dbt.ref("eval_requests").project("cache_key, table_id, inference_mode, kind, prompt_version").df()
 

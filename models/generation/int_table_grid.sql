@@ -35,7 +35,7 @@ final as (
     select * from synthetic
     union all
     select * from real
-    {% if var('obfuscated_variants', true) %}
+    {% if obfuscated_variants_built('int_obfuscated_table_grid') %}
     union all
     -- the obfuscated variant of each synthetic table (models/generation/obfuscation): its cells, words mapped
     select * from {{ ref('int_obfuscated_table_grid') }}

@@ -47,7 +47,7 @@ def test_inconsistent_release_annotations_build_and_are_named(tmp_path):
     project = copy_project(tmp_path / "p")
     release = write_release(tmp_path / "release")
     build_vars = json.dumps({"replicas": 1, "domains": ["accidents"], "hctqa_release_dir": str(release)})
-    run_dbt(project, "build", "--vars", build_vars)  # every model and test, the consistency test included
+    run_dbt(project, "build", "--vars", build_vars)  # the light build: its models and tests, the consistency test included
 
     con = duckdb.connect(str(project / "hctqa.duckdb"))
     try:

@@ -39,20 +39,26 @@ def test_finetune_parquet_splits_keep_every_table_in_one_split(ci_build):
     assert set(seen) <= set(splits) and all(splits[t] == s for t, s in seen.items())
 
 
-def test_alpaca_json_and_dataset_info_parse(ci_build):
+def test_dataset_info_names_the_parquet_splits(ci_build):
+    import pyarrow.parquet as pq
+
     lf = ci_build / "exports" / "llamafactory"
     info = json.loads((lf / "dataset_info.json").read_text())
-    assert set(info) == {f"hctqa_{c}_{s}" for c in ("questions", "choice_items") for s in SPLITS}
+    configs = ("questions", "questions_obfuscated", "choice_items")  # the CI build is a full one: twins included
+    assert set(info) == {f"hctqa_{c}_{s}" for c in configs for s in SPLITS}
+    assert not list(lf.glob("hctqa_*.json"))  # the JSON form is opt-in (var finetune_alpaca_json)
     sizes = dict(((c, s), n) for c, s, n in query(
-        ci_build, "select config, split, n_examples from benchmark_finetune_exports where file_format = 'alpaca'"))
+        ci_build, "select config, split, n_examples from benchmark_finetune_exports where file_format = 'parquet'"))
     for name, entry in info.items():
-        examples = json.loads((lf / entry["file_name"]).read_text(encoding="utf-8"))
         config, split = name[len("hctqa_"):].rsplit("_", 1)
-        assert len(examples) == sizes[(config, split)]
-        assert all(set(e) == {"instruction", "input", "output"} and e["output"] for e in examples[:200])
+        assert entry["file_name"] == f"../hf/{config}/{split}-00000-of-00001.parquet"
+        table = pq.read_table(lf / entry["file_name"], columns=["instruction", "input", "output", "id"])
+        assert table.num_rows == sizes[(config, split)]
         assert entry["columns"] == {"prompt": "instruction", "query": "input", "response": "output"}
-    first = json.loads((lf / "hctqa_questions_train.json").read_text())[0]
-    assert first["input"].startswith("Table (HTML):\n<table") and "\n\nQuestion: " in first["input"]
+        ids = table.column("id").to_pylist()
+        assert all(i.endswith("--obf") or "--obf--" in i for i in ids) == (config == "questions_obfuscated") or not ids
+    first = pq.read_table(lf / info["hctqa_questions_train"]["file_name"]).column("input")[0].as_py()
+    assert first.startswith("Table (HTML):\n<table") and "\n\nQuestion: " in first
 
 
 def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tmp_path):

@@ -1,6 +1,7 @@
 import csv
 import io
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -308,3 +309,52 @@ def test_sample_round_trip_keeps_properties(tmp_path, real_sample_dir):
         questions2[cols].sort_values("question_id").reset_index(drop=True),
         questions.sort_values("question_id").reset_index(drop=True)[cols],
     )
+
+
+# --------------------------------------------------------------------------- twins, image links, unchanged files
+
+
+def _with_twins():
+    tables, questions = _tables().assign(variant="original"), _questions().assign(variant="original")
+    syn = tables["table_id"].str.startswith("syn")
+    twin_tables = tables[syn].assign(table_id=lambda f: f["table_id"] + "--obf", variant="obfuscated")
+    twin_questions = questions[questions["table_id"].str.startswith("syn")].assign(
+        question_id=lambda f: f["question_id"] + "--obf", table_id=lambda f: f["table_id"] + "--obf",
+        variant="obfuscated")
+    return pd.concat([tables, twin_tables], ignore_index=True), pd.concat([questions, twin_questions], ignore_index=True)
+
+
+def test_twins_are_in_files_of_their_own(tmp_path):
+    tables, questions = _with_twins()
+    paths = write_exports(tmp_path, tables, questions)
+    assert [p.name for p in paths] == [TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON, "benchmark_tables_obfuscated.parquet",
+                                       "benchmark_questions_obfuscated.parquet", "hctqa_qaps_obfuscated.json"]
+    originals = json.loads((tmp_path / QAPS_JSON).read_text(encoding="utf-8"))
+    twins = json.loads((tmp_path / "hctqa_qaps_obfuscated.json").read_text(encoding="utf-8"))
+    assert [t["table_id"] for t in originals] == ["psa--9--1", "syn--sports--medals--v0001--r1"]
+    assert [t["table_id"] for t in twins] == ["syn--sports--medals--v0001--r1--obf"]
+    assert set(pq.read_table(tmp_path / TABLES_PARQUET).column("variant").to_pylist()) == {"original"}
+    assert set(pq.read_table(tmp_path / "benchmark_questions_obfuscated.parquet").column("variant").to_pylist()) \
+        == {"obfuscated"}
+    # a later export without twins removes their files
+    write_exports(tmp_path, *(f[f["variant"] == "original"] for f in (tables, questions)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON])
+
+
+def test_qaps_links_each_image_relative_to_the_exports_folder(tmp_path):
+    images = {"psa--9--1": "images/psa--9--1.png"}
+    qaps = json.loads(write_exports(tmp_path, _tables(), _questions(), images)[2].read_text(encoding="utf-8"))
+    paths = {t["table_id"]: t["table_info"]["table_image_local_path"] for t in qaps}
+    assert paths == {"psa--9--1": "images/psa--9--1.png", "syn--sports--medals--v0001--r1": None}
+
+
+def test_an_unchanged_file_is_not_rewritten(tmp_path):
+    first = write_exports(tmp_path, _tables(), _questions())
+    for p in first:  # an old modification time, so that a rewrite would show
+        os.utime(p, ns=(1_000_000_000, 1_000_000_000))
+    again = write_exports(tmp_path, _tables(), _questions())
+    assert all(p.stat().st_mtime_ns == 1_000_000_000 for p in again)
+    changed = _questions()
+    changed.loc[0, "question"] = "Which event has the fewest medals in 2021?"
+    write_exports(tmp_path, _tables(), changed)
+    assert {p.name for p in first if p.stat().st_mtime_ns != 1_000_000_000} == {QUESTIONS_PARQUET, QAPS_JSON}

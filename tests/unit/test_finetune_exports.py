@@ -1,5 +1,5 @@
-"""Fine-tuning exports: splits by original table, Parquet splits read back with pyarrow, alpaca JSON and
-dataset_info.json, the dataset card, determinism."""
+"""Fine-tuning exports: splits by original table, Parquet splits read back with pyarrow, dataset_info.json
+naming those Parquet files (alpaca JSON only when asked), the dataset card, batches, orphans, determinism."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaluation_py.backends.oracle_backend import gt_to_answer
-from evaluation_py.finetune_export import (CHOICE_INSTRUCTION, choice_examples, composition_rows, question_examples,
-                                           write_finetune_exports, written_frame)
+from evaluation_py.finetune_export import (CHOICE_INSTRUCTION, choice_examples, composition_rows, example_batches,
+                                           question_examples, write_finetune_exports, written_frame)
 from evaluation_py.finetune_splits import SPLITS, parse_fractions, split_of, table_splits
 from evaluation_py.prompts import PROMPT, build_messages
 
@@ -99,21 +99,21 @@ def test_an_item_showing_a_table_of_another_split_is_left_out(bench):
     assert first["instruction"] == CHOICE_INSTRUCTION
 
 
-def test_parquet_splits_and_alpaca_files_read_back(bench, tmp_path):
+def test_parquet_splits_read_back_and_dataset_info_names_them(bench, tmp_path):
     tables, questions, items, splits = bench
     configs = {"questions": question_examples(questions, tables, splits),
                "choice_items": choice_examples(items, tables, splits)}
     written = written_frame(write_finetune_exports(tmp_path / "exports", configs))
     hf, lf = tmp_path / "exports" / "hf", tmp_path / "exports" / "llamafactory"
+    assert [p.name for p in lf.iterdir()] == ["dataset_info.json"]  # no alpaca JSON unless asked
+    assert set(written["file_format"]) == {"parquet", "card", "dataset_info"}
     for config, frame in configs.items():
         tables_of = {}
         for split in SPLITS:
             part = pq.read_table(hf / config / f"{split}-00000-of-00001.parquet").to_pandas()
             assert (part["split"] == split).all()
+            assert {"instruction", "input", "output"} <= set(part.columns)
             tables_of[split] = set(part["table_id"]) | set(part["original_table_id"])
-            alpaca = json.loads((lf / f"hctqa_{config}_{split}.json").read_text())
-            assert [set(e) for e in alpaca] == [{"instruction", "input", "output"}] * len(part)
-            assert [e["output"] for e in alpaca] == part["output"].tolist()
         # no table in two splits; every example once
         assert not (tables_of["train"] & tables_of["validation"] or tables_of["train"] & tables_of["test"]
                     or tables_of["validation"] & tables_of["test"])
@@ -123,7 +123,11 @@ def test_parquet_splits_and_alpaca_files_read_back(bench, tmp_path):
     info = json.loads((lf / "dataset_info.json").read_text())
     assert set(info) == {f"hctqa_{c}_{s}" for c in configs for s in SPLITS}
     for name, entry in info.items():
-        assert (lf / entry["file_name"]).exists() and entry["formatting"] == "alpaca"
+        config, split = name[len("hctqa_"):].rsplit("_", 1)
+        # the same Parquet file the Hugging Face layout has, relative to LLaMA-Factory's dataset_dir
+        assert entry["file_name"] == f"../hf/{config}/{split}-00000-of-00001.parquet"
+        assert (lf / entry["file_name"]).resolve() == (hf / config / f"{split}-00000-of-00001.parquet").resolve()
+        assert entry["formatting"] == "alpaca"
         assert entry["columns"] == {"prompt": "instruction", "query": "input", "response": "output"}
     card = (hf / "README.md").read_text()
     front = card.split("---")[1]
@@ -136,6 +140,48 @@ def test_parquet_splits_and_alpaca_files_read_back(bench, tmp_path):
     assert rows.set_index("key").loc["questions/train", "n_questions"] == len(train)
     assert rows.set_index("key").loc["questions/train", "n_tables"] == train["table_id"].nunique()
     assert set(rows["facet"]) == {"finetune_split"} and len(rows) == 6
+
+
+def test_alpaca_json_when_asked_and_removed_when_no_longer(bench, tmp_path):
+    tables, questions, items, splits = bench
+    configs = {"questions": question_examples(questions, tables, splits)}
+    out = tmp_path / "exports"
+    lf = out / "llamafactory"
+    write_finetune_exports(out, configs, alpaca_json=True)
+    info = json.loads((lf / "dataset_info.json").read_text())
+    for split in SPLITS:
+        part = pq.read_table(out / "hf" / "questions" / f"{split}-00000-of-00001.parquet").to_pandas()
+        alpaca = json.loads((lf / f"hctqa_questions_{split}.json").read_text())
+        assert [set(e) for e in alpaca] == [{"instruction", "input", "output"}] * len(part)
+        assert [e["output"] for e in alpaca] == part["output"].tolist()
+        assert info[f"hctqa_questions_{split}"]["file_name"] == f"hctqa_questions_{split}.json"
+    write_finetune_exports(out, configs)  # the JSON form turned off: its files are orphans
+    assert sorted(p.name for p in lf.iterdir()) == ["dataset_info.json"]
+
+
+def test_batches_write_the_bytes_of_one_frame(bench, tmp_path):
+    tables, questions, items, splits = bench
+    whole = question_examples(questions, tables, splits)
+    keys = questions.assign(id=questions["question_id"].astype(str),
+                            split=questions["table_id"].map(dict(zip(splits["table_id"], splits["split"]))))
+    batched = example_batches(keys, lambda rows: question_examples(rows.drop(columns=["id", "split"]), tables, splits),
+                              batch=7)
+    a = write_finetune_exports(tmp_path / "a", {"questions": whole})
+    b = write_finetune_exports(tmp_path / "b", {"questions": batched})
+    assert [w.path.relative_to(tmp_path / "a") for w in a] == [w.path.relative_to(tmp_path / "b") for w in b]
+    for wa, wb in zip(a, b):
+        if wa.file_format == "parquet":  # row groups are cut at fixed sizes, not at batch ends
+            assert pq.read_table(wa.path).equals(pq.read_table(wb.path)), wa.path.name
+        else:
+            assert wa.path.read_bytes() == wb.path.read_bytes(), wa.path.name
+
+
+def test_examples_out_of_split_order_are_refused(bench, tmp_path):
+    tables, questions, items, splits = bench
+    frame = question_examples(questions, tables, splits)
+    parts = [frame[frame["split"] == "test"], frame[frame["split"] == "train"]]
+    with pytest.raises(ValueError, match=r"fine-tuning export 'questions': examples not in split order"):
+        write_finetune_exports(tmp_path, {"questions": iter(parts)})
 
 
 def test_the_same_benchmark_gives_the_same_bytes(bench, tmp_path):

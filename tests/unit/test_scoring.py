@@ -453,13 +453,41 @@ def test_cli_by_other_key_and_id_key(capsys, tmp_path):
     ])
     out = json.loads(_call_cli(capsys, str(p), "--by", "model", "--scoring-mode", "paper").stdout)
     assert (out["n"], out["left_out"], out["unanswered"], out["f1"]) == (3, 2, 2, 1.0)
+    # paper mode computes the release's four metrics unless asked for others
     assert out["groups"]["m1"] == {"n": 2, "left_out": 1, "unanswered": 1, "precision": 1.0, "recall": 1.0,
-                                   "f1": 1.0, "cc": 1.0, "exact_match": 1.0, "rouge_l": 1.0, "bleu": 1.0}
+                                   "f1": 1.0, "cc": 1.0}
     assert out["groups"]["m2"]["f1"] is None
     out = json.loads(_call_cli(capsys, str(p), "--by", "dataset").stdout)
     assert out["scoring_mode"] == "strict" and set(out["groups"]) == {"a", "b"}
+    # strict mode: every metric of a value match by default; the text metrics when asked
     assert out["groups"]["b"] == {"n": 2, "left_out": 0, "unanswered": 2, "precision": 0.0, "recall": 0.0,
-                                  "f1": 0.0, "cc": 0.0, "exact_match": 0.0, "rouge_l": 0.0, "bleu": 0.0}
+                                  "f1": 0.0, "cc": 0.0, "exact_match": 0.0}
+    out = json.loads(_call_cli(capsys, str(p), "--metrics", "bleu,f1,rouge_l").stdout)
+    assert [k for k in out if k not in ("scoring_mode", "inference_mode", "n", "left_out", "unanswered")] == [
+        "f1", "rouge_l", "bleu"]
+    assert (out["f1"], out["rouge_l"], out["bleu"]) == (1 / 3, 1 / 3, 1 / 3) or out["f1"] == round(1 / 3, 4)
+
+
+def test_cli_unknown_metric_is_named(capsys, tmp_path):
+    p = _write(tmp_path, [json.dumps({"id": "a--1", "response": "x", "gt": "{x}"})])
+    proc = _call_cli(capsys, str(p), "--metrics", "f1,rouge")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--metrics: unknown metric 'rouge'" in proc.stderr and "rouge_l" in proc.stderr
+
+
+def test_cli_imports_no_text_metric_library_unless_asked(tmp_path):
+    import subprocess
+    import sys
+    p = _write(tmp_path, [json.dumps({"id": "a--1", "response": "x || y", "gt": "{x}"})])  # not equal: scored
+    probe = ("import runpy, sys; sys.argv = ['score', %r] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('evaluation_py.score', run_name='__main__')\n"
+             "except SystemExit:\n    pass\n"
+             "print('LOADED', sorted(m for m in ('rouge_score', 'sacrebleu') if m in sys.modules), file=sys.stderr)")
+    default = subprocess.run([sys.executable, "-c", probe % str(p)], capture_output=True, text=True, check=True)
+    assert "LOADED []" in default.stderr
+    asked = subprocess.run([sys.executable, "-c", probe % str(p), "--metrics", "rouge_l"], capture_output=True,
+                           text=True, check=True)
+    assert "LOADED ['rouge_score']" in asked.stderr
 
 
 def test_cli_by_dataset_groups_synthetic_ids_by_domain(capsys, tmp_path):

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
+import os
 import zlib
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -248,6 +251,32 @@ def test_written_files_match_their_rows_and_workers_do_not_change_bytes(tmp_path
         assert hashlib.sha256(data).hexdigest() == a.sha256 == b.sha256
         assert Image.open(io.BytesIO(data)).size == (a.width, a.height)
     assert zlib.crc32(open(serial[0].path, "rb").read()) != zlib.crc32(open(serial[1].path, "rb").read())
+
+
+def test_a_rebuild_draws_only_the_tables_that_changed(tmp_path, monkeypatch):
+    import generator_py.render.image as image
+
+    tables = _many_tables(5)
+    first = write_table_images(tables, tmp_path, workers=1)
+    for w in first:  # an old modification time, so that a redraw would show
+        os.utime(w.path, ns=(1_000_000_000, 1_000_000_000))
+    drawn = []
+    real = image.render_png
+    monkeypatch.setattr(image, "render_png", lambda t: drawn.append(t.table_id) or real(t))
+    # nothing changed: nothing drawn, the same rows
+    assert write_table_images(tables, tmp_path, workers=1) == first and drawn == []
+    # one table's cell changed, one table gone, one file damaged
+    changed = list(tables)
+    changed[1] = ImageTable(tables[1].table_id, tables[1].caption, tables[1].borders,
+                            tuple(c._replace(text="999") if c.role == "data" else c for c in tables[1].cells))
+    del changed[4]
+    Path(first[2].path).write_bytes(b"not a png")
+    again = write_table_images(changed, tmp_path, workers=1)
+    assert drawn == [tables[1].table_id, tables[2].table_id]
+    assert again[2] == first[2] and again[1].sha256 != first[1].sha256
+    assert {w.table_id for w in again if os.stat(w.path).st_mtime_ns == 1_000_000_000} == {"t0000", "t0003"}
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["t0000.png", "t0001.png", "t0002.png", "t0003.png"]
+    assert json.loads((tmp_path / "manifest.json").read_text())["t0001.png"]["sha256"] == again[1].sha256
 
 
 def test_table_id_that_is_no_file_name_refused(tmp_path):

@@ -1,0 +1,172 @@
+"""The light default `dbt build` and `--selector full` at the default scale: wall time, peak resident memory
+of the whole dbt process tree, what is on disk, and the no-change rebuild; and the per-node memory profile.
+
+Each run starts from an empty database in a scratch copy of the project (database, exports, reports and
+cache removed); the rebuild follows the last run, nothing changed. Memory: psutil samples the resident
+set of the dbt process and all its children (forked image workers included) every 0.1 s; the peak is the
+largest sum. `--profile` runs one build with `--threads 1` and attributes the samples to the node running
+then (target/run_results.json's timing), to say which nodes hold the memory.
+
+    .venv/bin/python bench/bench_light_full.py --build light --runs 3          # a row of BENCHMARKS.md
+    .venv/bin/python bench/bench_light_full.py --build full --runs 3
+    .venv/bin/python bench/bench_light_full.py --build light --runs 1 --replicas 50   # 10x scale
+    .venv/bin/python bench/bench_light_full.py --build full --profile          # memory per node
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import dump, machine, scratch_project  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SELECTION = {"light": [], "full": ["--selector", "full"]}
+PRODUCED = ("hctqa.duckdb", "hctqa.duckdb.wal", "exports", "reports", "cache", "target", "logs")
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+def run_build(project: Path, args: list[str]) -> dict:
+    """One `dbt build`: wall seconds, peak tree RSS (bytes), the RSS samples (t, bytes)."""
+    dbt = str(Path(sys.executable).parent / "dbt")
+    env = dict(os.environ, HCTQA_DUCKDB_PATH=str(project / "hctqa.duckdb"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    argv = [dbt, "build", *args, "--project-dir", str(project), "--profiles-dir", str(project)]
+    samples: list[tuple[float, int]] = []
+    t0 = time.time()
+    proc = subprocess.Popen(argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ps = psutil.Process(proc.pid)
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            try:
+                samples.append((time.time(), tree_rss(ps)))
+            except psutil.Error:
+                pass
+            done.wait(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out = proc.communicate()[0]
+    done.set()
+    sampler.join()
+    wall = time.time() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"dbt build {' '.join(args)} failed:\n{out[-4000:]}")
+    return {"wall": wall, "peak": max(b for _, b in samples), "samples": samples}
+
+
+def on_disk(project: Path) -> int:
+    total = 0
+    for name in ("hctqa.duckdb", "hctqa.duckdb.wal", "exports"):
+        path = project / name
+        if path.is_file():
+            total += path.stat().st_size
+        elif path.is_dir():
+            total += sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return total
+
+
+def clean(project: Path) -> None:
+    for name in PRODUCED:
+        path = project / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+def node_profile(project: Path, samples) -> list[tuple[str, float, float]]:
+    """(node, peak GiB while it ran, seconds) for each model, from the samples and run_results.json."""
+    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    rows = []
+    for r in results:
+        timing = {t["name"]: t for t in r.get("timing", [])}
+        ex = timing.get("execute")
+        if not ex or not r["unique_id"].startswith("model."):
+            continue
+        start = datetime.fromisoformat(ex["started_at"].replace("Z", "+00:00")).timestamp()
+        end = datetime.fromisoformat(ex["completed_at"].replace("Z", "+00:00")).timestamp()
+        during = [b for t, b in samples if start <= t <= end]
+        if during:
+            rows.append((r["unique_id"].split(".")[-1], max(during) / 2**30, end - start))
+    return sorted(rows, key=lambda x: -x[1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", choices=tuple(SELECTION), default="light")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--replicas", type=int, default=None, help="var replicas (default: the default scale)")
+    ap.add_argument("--profile", action="store_true", help="one build with --threads 1, memory per node")
+    ap.add_argument("--project", type=Path, default=None, help="reuse this scratch copy (default: a new one)")
+    args = ap.parse_args()
+    project = args.project or scratch_project()
+    extra = list(SELECTION[args.build])
+    if args.replicas is not None:
+        extra += ["--vars", f"{{replicas: {args.replicas}}}"]
+    title = f"dbt build {' '.join(extra) or '(light default)'}"
+    if args.profile:
+        clean(project)
+        load = os.getloadavg()
+        got = run_build(project, [*extra, "--threads", "1"])
+        lines = [f"## Memory per node: {title} --threads 1", "",
+                 f"Machine: {machine()}. Date: {time.strftime('%Y-%m-%d %H:%M')} UTC. Load average before: "
+                 f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}. Command: `{' '.join(sys.argv)}`. Profiler: psutil RSS "
+                 f"of the dbt process tree every 0.1 s, attributed to the node running (one thread).", "",
+                 f"wall {got['wall']:.1f} s, peak {got['peak'] / 2**30:.2f} GiB", "",
+                 "| node | peak RSS of the tree while it ran (GiB) | seconds |", "|---|---|---|"]
+        lines += [f"| {n} | {g:.2f} | {s:.1f} |" for n, g, s in node_profile(project, got["samples"])[:25]]
+        dump(ROOT / "bench" / "results" / f"memory_{args.build}.md", "\n".join(lines) + "\n")
+        return
+    walls, peaks, disks, loads = [], [], [], []
+    for _ in range(args.runs):
+        clean(project)
+        loads.append(os.getloadavg())
+        got = run_build(project, extra)
+        walls.append(got["wall"])
+        peaks.append(got["peak"] / 2**30)
+        disks.append(on_disk(project) / 1e6)
+    loads.append(os.getloadavg())
+    again = run_build(project, extra)
+    images = project / "exports" / "images"
+    lines = [f"## {title}", "",
+             f"Machine: {machine()}. Date: {time.strftime('%Y-%m-%d %H:%M')} UTC. Command: `{' '.join(sys.argv)}`.",
+             f"Load averages (1, 5, 15 min) before each run and before the rebuild: "
+             + "; ".join(f"{a:.1f} {b:.1f} {c:.1f}" for a, b, c in loads), "",
+             "| measure | median | runs |", "|---|---|---|",
+             f"| wall (s) | {statistics.median(walls):.1f} | {', '.join(f'{w:.1f}' for w in walls)} |",
+             f"| peak RSS, dbt process tree (GiB) | {statistics.median(peaks):.2f} | "
+             f"{', '.join(f'{p:.2f}' for p in peaks)} |",
+             f"| on disk, database + exports (MB) | {statistics.median(disks):.0f} | "
+             f"{', '.join(f'{d:.0f}' for d in disks)} |",
+             f"| rebuild, nothing changed (s) | {again['wall']:.1f} | one run, peak {again['peak'] / 2**30:.2f} GiB |",
+             ""]
+    if images.is_dir():
+        lines.append(f"Images: {len(list(images.glob('*.png')))} PNGs.")
+    name = f"build_{args.build}" + (f"_x{args.replicas}" if args.replicas else "")
+    dump(ROOT / "bench" / "results" / f"{name}.md", "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
