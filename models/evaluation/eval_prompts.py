@@ -1,5 +1,5 @@
 """The zero-shot chat messages sent for each question and table format (one row per distinct prompt)."""
-from evaluation_py.dbt_inputs import eval_inputs_from_relations
+from evaluation_py.dbt_inputs import eval_entries, eval_inputs_from_relations
 from evaluation_py.predict import prompts_table
 from generator_py.build_config import stamp
 
@@ -10,7 +10,7 @@ def model(dbt, session):
     def table_images():  # read only when an entry asks for images: a build without them needs none built
         return dbt.ref("benchmark_table_images")
 
+    entries = eval_entries(dbt.config.get("eval_models"), dbt.config.get("eval_scope"))
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        dbt.config.get("eval_models"), dbt.config.get("seed"),
-                                        images=table_images)
+                                        entries, dbt.config.get("seed"), images=table_images)
     return stamp(prompts_table(inputs.requests), dbt.ref("stg_build_config"))

@@ -3,7 +3,7 @@
 Every var is checked here, with the var named, so a bad one stops the build before a model that
 would replace what an earlier build made; the models reading vars check them again (partial builds).
 """
-from evaluation_py.dbt_inputs import parse_config
+from evaluation_py.dbt_inputs import parse_config, remove_var, scope_var
 from evaluation_py.model_specs import parse_eval_models
 from generator_py.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
 from generator_py.release.qaps_read import resolve_release_file
@@ -28,6 +28,8 @@ def model(dbt, session):
     }
     checked = check_vars(raw, known_domains=templates["domain"])
     parse_eval_models(parse_config(dbt.config.get("eval_models")))
+    scope_var(dbt.config.get("eval_scope"))
+    remove_var(dbt.config.get("eval_remove_models"))
     release = checked["hctqa_release_dir"]
     # The seed data shapes the benchmark as much as the vars do.
     digests = {
