@@ -164,7 +164,9 @@ def reference_tables(synthetic_sample_dir) -> list:
     return question_fixtures.tables(synthetic_sample_dir)
 # Small evaluation builds (one domain, one replica) shared by the end-to-end evaluation tests.
 SEED = 42
-SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
+# this_build: each small evaluation build's marts hold its own entries only (tests of accumulated
+# results ask for eval_scope: accumulate)
+SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED, "eval_scope": "this_build"}
 GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the real sample folder
 NO_SINGULAR = ("--exclude", "test_type:singular")
 CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
