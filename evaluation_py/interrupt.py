@@ -22,7 +22,7 @@ from contextlib import contextmanager
 STOP = threading.Event()
 DRAIN_S = 1.5
 # dbt's events on Ctrl-C (dbt-core 1.11): the cancel of open connections comes before it waits for workers.
-CANCEL_EVENTS = frozenset({"ConnectionClosedInCleanup", "QueryCancelationUnsupported", "CancelLine",
+CANCEL_EVENTS = frozenset({"LogCancelLine", "QueryCancelationUnsupported", "ConnectionClosedInCleanup",
                            "MainKeyboardInterrupt"})
 
 _lock = threading.Lock()

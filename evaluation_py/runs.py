@@ -1,7 +1,7 @@
 """What identifies one evaluation run (one `dbt build` or one direct call) and the facts recorded about it.
 
-A run's id is dbt's invocation id when the code runs inside dbt (every model of one `dbt build` shares
-it), else `HCTQA_RUN_ID` when set, else one id per process. The store stamps every answer and error it
+A run's id is `HCTQA_RUN_ID` when set, else dbt's invocation id (inside dbt every model of one
+`dbt build` shares it), else one id per process. The store stamps every answer and error it
 writes with it, so each prediction row names the run that produced it.
 """
 from __future__ import annotations
@@ -20,13 +20,15 @@ VERSIONED_PACKAGES = ("hctqa-factory", "dbt-core", "dbt-duckdb", "duckdb", "open
 
 
 def current_run_id() -> str:
+    if os.environ.get("HCTQA_RUN_ID"):
+        return os.environ["HCTQA_RUN_ID"]
     try:
         from dbt_common.invocation import get_invocation_id
 
         inside_dbt = get_invocation_id()
     except Exception:  # noqa: BLE001 - not inside dbt (or an older dbt): fall back to our own id
         inside_dbt = None
-    return str(inside_dbt or os.environ.get("HCTQA_RUN_ID") or _PROCESS_RUN_ID)
+    return str(inside_dbt or _PROCESS_RUN_ID)
 
 
 def package_versions() -> dict[str, str]:
