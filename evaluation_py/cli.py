@@ -48,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--formats", nargs="+", help="table formats of every entry (sets each entry's `formats`)")
     ev.add_argument("--project-dir", default=".", help="the dbt project (default: the working directory)")
     ev.add_argument("--vars", default=None, help="more dbt vars, as YAML (e.g. '{judge_model: ...}')")
+    ev.add_argument("--exclude", nargs="+", default=[], help="dbt nodes left out of the build (dbt's --exclude)")
     commands.add_parser("score", help="score a predictions file (python -m evaluation_py.score)", add_help=False)
     commands.add_parser("sandbox", help="run a program in the sandbox (python -m evaluation_py.sandbox)",
                         add_help=False)
@@ -156,8 +157,9 @@ def _eval(args) -> int:
         if not isinstance(extra, dict):
             raise UsageError("hctqa eval: --vars must be a YAML mapping")
     dbt_vars = {**extra, "eval_models": entries}
-    argv = [_dbt_executable(), "build", "--select", *EVAL_SELECTION, "--vars", json.dumps(dbt_vars),
-            "--project-dir", str(project), "--profiles-dir", str(project)]
+    argv = [_dbt_executable(), "build", "--select", *EVAL_SELECTION, *(["--exclude", *args.exclude] if args.exclude
+                                                                       else []),
+            "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project)]
     code = _run_forwarding_signals(argv, project)
     if code != 0:
         return code

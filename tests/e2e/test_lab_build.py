@@ -18,8 +18,9 @@ import pytest
 from conftest import _dbt_command, build_vars, clone, query, requests_for, run_dbt, server_key, store_keys
 
 ACCUMULATE = {"eval_scope": "accumulate"}
-# the small benchmark is built without benchmark_relational_cells, which the fingerprint test reads
-EVAL = ("--select", "eval_requests+", "--exclude", "analysis_report", "assert_marts_share_one_build_fingerprint")
+# The evaluation marts only (the analyses read them and are tested elsewhere); the small benchmark is
+# built without benchmark_relational_cells, which the fingerprint test reads.
+EVAL = ("--select", "models/evaluation", "--exclude", "assert_marts_share_one_build_fingerprint")
 
 
 def _replay(path: Path, answers: dict[str, str]) -> str:
@@ -32,8 +33,10 @@ def _models(project: Path, mart: str) -> set[str]:
 
 
 def _leaderboard(project: Path, model: str, metric: str = "cc") -> tuple:
-    return query(project, """select mean, ci_low, ci_high, n_questions, n_tables from eval_leaderboard
-                             where model_name = ? and scoring_mode = 'strict' and metric = ?""", [model, metric])[0]
+    rows = query(project, """select mean, ci_low, ci_high, n_questions, n_tables from eval_leaderboard
+                             where model_name = ? and scoring_mode = 'strict' and metric = ?""", [model, metric])
+    assert len(rows) == 1, (model, metric, rows)
+    return tuple(rows[0])
 
 
 def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
@@ -50,7 +53,17 @@ def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
     beta = {"name": "beta", "backend": "replay", "path": _replay(tmp_path / "beta.jsonl", beta_answers)}
 
     run_dbt(project, "build", *EVAL, "--vars", build_vars(eval_models=[alpha, twin], **ACCUMULATE))
-    run_dbt(project, "build", *EVAL, "--vars", build_vars(eval_models=[beta], **ACCUMULATE))
+    # the second build through the console script, as a user would: an entry file
+    (tmp_path / "beta.yml").write_text(json.dumps([beta]))
+    small = json.loads(build_vars(**ACCUMULATE))
+    argv, env = _dbt_command(project, [], None)
+    hctqa = Path(argv[0]).parent / "hctqa"
+    proc = subprocess.run([str(hctqa), "eval", str(tmp_path / "beta.yml"), "--project-dir", str(project), "--vars",
+                           json.dumps(small), "--exclude", "models/analysis", *EVAL[3:]], capture_output=True, text=True, env=env,
+                          timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    printed = [line for line in proc.stdout.splitlines() if line.startswith(("beta |", "oracle |", "alpha |"))]
+    assert {line.split(" | ")[0] for line in printed} == {"beta", "oracle"}  # its models and the baselines
 
     # 1. both builds' models, and the baselines, in every mart
     everyone = {"alpha", "twin", "beta", "oracle", "header_match"}
@@ -80,7 +93,7 @@ def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
     assert len(cc) == 1 and cc[0]["mean"] == pytest.approx(_leaderboard(project, "beta")[0])
 
     # 3. the leaderboard: oracle [1, 1]; the comparisons find the planted difference, the twins differ by 0
-    assert _leaderboard(project, "oracle")[:3] == (1.0, 1.0, 1.0)
+    assert _leaderboard(project, "oracle")[:3] == (1.0, 1.0, 1.0), query(project, "select * from eval_leaderboard")
     assert _leaderboard(project, "alpha")[:3] == (1.0, 1.0, 1.0)
     n_tables = _leaderboard(project, "beta")[4]
     assert n_tables == len(tables)

@@ -79,3 +79,24 @@ def test_score_and_sandbox_are_the_module_commands(tmp_path):
 def test_report_without_a_build_says_so(tmp_path):
     proc = hctqa("report", "--project-dir", str(tmp_path))
     assert proc.returncode == 1 and "no report at" in proc.stderr
+
+
+def test_report_prints_its_path_and_the_last_runs_headline(tmp_path):
+    runs = tmp_path / "reports" / "runs"
+    runs.mkdir(parents=True)
+    (tmp_path / "reports" / "index.html").write_text("<html></html>")
+    result = {"table_format": "html", "inference_mode": "direct", "scoring_mode": "strict", "metric": "cc",
+              "mean": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n_questions": 10, "n_tables": 3}
+    record = {"run_id": "r2", "started_at": "s", "ended_at": "e", "fingerprint": "fp",
+              "models": {"m": {"requests_sent": 10, "requests_cached": 0, "requests_failed": 1, "results": [result]}}}
+    (runs / "r1.json").write_text(json.dumps({**record, "run_id": "r1"}))
+    import os
+    import time
+    os.utime(runs / "r1.json", (time.time() - 60, time.time() - 60))
+    (runs / "r2.json").write_text(json.dumps(record))
+    proc = hctqa("report", "--project-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == str(tmp_path / "reports" / "index.html")
+    assert "last run r2" in lines[1] and "fp" in lines[1]
+    assert "m: sent 10, cached 0, failed 1; html/direct cc 0.500 [0.400, 0.600]" in lines[2]
