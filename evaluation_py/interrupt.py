@@ -1,9 +1,9 @@
 """Stopping an evaluation on SIGINT / SIGTERM: no new request after the signal, what came back is stored.
 
 Inside `dbt build` the evaluation runs in a worker thread of dbt, where no signal handler can be
-set. dbt turns Ctrl-C into KeyboardInterrupt in its main thread and fires its cancel events before
-waiting for its workers (which would keep sending every remaining request); a callback on those
-events sets `STOP`, which the runner, the backends and the code runs check before each request.
+set. dbt turns Ctrl-C into KeyboardInterrupt in its main thread and, while handling it, fires events
+there (run results written, connections cancelled) before waiting for its workers (which would keep
+sending every remaining request); a callback on dbt's events that sees that KeyboardInterrupt sets `STOP`, which the runner, the backends and the code runs check before each request.
 The callback waits (at most `DRAIN_S`) until every running evaluation has stored what it received
 and closed its backend and sandboxes, prints one line (answered, missing, how to resume) and ends
 the process with status 130: dbt's own unwinding would print a KeyboardInterrupt traceback. Outside
@@ -21,9 +21,6 @@ from contextlib import contextmanager
 
 STOP = threading.Event()
 DRAIN_S = 1.5
-# dbt's events on Ctrl-C (dbt-core 1.11): the cancel of open connections comes before it waits for workers.
-CANCEL_EVENTS = frozenset({"LogCancelLine", "QueryCancelationUnsupported", "ConnectionClosedInCleanup",
-                           "MainKeyboardInterrupt"})
 
 _lock = threading.Lock()
 _active = 0
@@ -90,11 +87,9 @@ def request_stop(exit_process: bool) -> None:
 
 
 def _on_dbt_event(event) -> None:
-    try:
-        name = event.info.name
-    except AttributeError:
-        return
-    if name in CANCEL_EVENTS and threading.current_thread() is threading.main_thread():
+    # dbt handles Ctrl-C in its main thread (`except KeyboardInterrupt:` around its workers) and fires
+    # events there (run results written, connections cancelled) before it waits for the workers
+    if threading.current_thread() is threading.main_thread() and isinstance(sys.exc_info()[1], KeyboardInterrupt):
         request_stop(exit_process=True)
 
 

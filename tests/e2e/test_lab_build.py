@@ -97,7 +97,7 @@ def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
     assert _leaderboard(project, "alpha")[:3] == (1.0, 1.0, 1.0)
     n_tables = _leaderboard(project, "beta")[4]
     assert n_tables == len(tables)
-    cmp = {(a, b): rest for a, b, *rest in query(project, """
+    cmp = {(a, b): tuple(rest) for a, b, *rest in query(project, """
         select model_a, model_b, mean_difference, ci_low, ci_high, p_value_adjusted, n_tables from eval_model_comparisons
         where scoring_mode = 'strict' and metric = 'cc'""")}
     assert set(cmp) == {("alpha", "beta"), ("alpha", "twin"), ("beta", "twin")}
