@@ -99,12 +99,13 @@ def watch_dbt() -> None:
     if "dbt" not in sys.modules:
         return
     try:
-        from dbt_common.events.functions import EVENT_MANAGER
+        from dbt_common.events.event_manager_client import get_event_manager
     except ImportError:
         return
+    manager = get_event_manager()
     with _lock:
-        if _on_dbt_event not in EVENT_MANAGER.callbacks:
-            EVENT_MANAGER.add_callback(_on_dbt_event)
+        if _on_dbt_event not in manager.callbacks:
+            manager.add_callback(_on_dbt_event)
 
 
 def install_signal_handlers() -> None:

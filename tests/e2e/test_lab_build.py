@@ -124,7 +124,8 @@ def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
     # 6. another benchmark (seed) shows none of them, while eval_runs lists both benchmarks
     run_dbt(project, "build", "--select", "+eval_runs", "+eval_leaderboard", "--exclude", "resource_type:test",
             "--vars", build_vars(seed=43, **ACCUMULATE))
-    assert _models(project, "eval_summary") == {"oracle", "header_match"}
+    for mart in ("eval_requests", "eval_predictions", "eval_leaderboard"):
+        assert _models(project, mart) == {"oracle", "header_match"}, mart
     held = query(project, "select fingerprint, count(distinct model_name) from eval_runs group by 1 order by 2")
     assert len(held) == 2 and held[0][1] == 2 and held[1][1] == 5  # the removed twin's run stays recorded
 
