@@ -147,7 +147,7 @@ def test_sigint_stops_sending_and_the_next_build_sends_only_the_missing(benchmar
     key_of = {r.cache_key: server_key(r) for r in requests}
     assert len(key_of) == 80
 
-    with FakeOpenAIServer(latency_s=0.1) as srv:
+    with FakeOpenAIServer(latency_s=0.4) as srv:  # 5 answers a second: the stop comes mid-run
         entry["base_url"] = srv.base_url
         args = ["build", "--select", "models/evaluation", "--vars", build_vars(eval_models=[entry])]
         proc = _spawn(project, *args)
