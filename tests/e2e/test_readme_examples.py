@@ -13,14 +13,19 @@ MODEL_KEYS = ("model_name", "table_format", "inference_mode", "run_id")
 
 
 def readme_statements() -> list[tuple[str, str]]:
-    """(the comment above it, the statement) of every statement in the README's ```sql blocks."""
+    """(the comments above it, the statement) of every statement in the README's ```sql blocks; a
+    statement ends with a line ending in `;` (a comment may hold one)."""
     out = []
     for block in re.findall(r"```sql\n(.*?)```", README.read_text(), flags=re.S):
-        for chunk in block.split(";"):
-            comment = " ".join(line for line in chunk.splitlines() if line.strip().startswith("--"))
-            sql = "\n".join(line for line in chunk.splitlines() if not line.strip().startswith("--")).strip()
-            if sql:
-                out.append((comment, sql))
+        comments, sql = [], []
+        for line in block.splitlines():
+            if line.strip().startswith("--"):
+                comments.append(line.strip())
+                continue
+            sql.append(line)
+            if line.rstrip().endswith(";"):
+                out.append((" ".join(comments), "\n".join(sql).strip().rstrip(";")))
+                comments, sql = [], []
     return out
 
 
