@@ -5,9 +5,11 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import pandas as pd
 
+from generator_py.build_config import database_path, output_dir
 from generator_py.dbt_inputs import parse_config, seed_var
 from generator_py.render.registry import format_names
 
@@ -15,7 +17,7 @@ from .backends.base import PredictionRequest
 from .backends.benchmark import BenchmarkLookup
 from .image_prompts import IMAGE_FORMAT, with_table_images
 from .backends.replay_backend import check_against_benchmark, read_responses
-from .model_specs import ModelSpec, parse_eval_models
+from .model_specs import DEFAULT_EVAL_MODELS, ModelSpec, parse_eval_models
 from .predict import all_requests
 
 
@@ -104,9 +106,47 @@ def _columns(relation, columns) -> pd.DataFrame:
     return relation.project(", ".join(f'"{c}"' for c in columns)).df()
 
 
-def store_path(cache_dir_raw) -> Path:
-    cache_dir = parse_config(cache_dir_raw) or os.environ.get("HCTQA_CACHE_DIR") or "cache"
+def store_path(cache_dir_raw, database: Optional[Path] = None) -> Path:
+    """The prediction store: var eval_cache_dir, else HCTQA_CACHE_DIR, else beside the database file
+    (`hctqa.duckdb` -> `cache/`, `NAME.duckdb` -> `NAME_cache/`), else `cache/` of the working directory."""
+    cache_dir = parse_config(cache_dir_raw) or os.environ.get("HCTQA_CACHE_DIR")
+    if not cache_dir:
+        cache_dir = output_dir(None, database, "cache") if database is not None else "cache"
     return Path(str(cache_dir)) / "predictions.sqlite"
+
+
+SCOPES = ("accumulate", "this_build")
+
+
+def scope_var(raw) -> str:
+    """var eval_scope: `accumulate` (default: the marts show every model evaluated on this benchmark so
+    far) or `this_build` (only the entries of this build, without the baselines added)."""
+    value = parse_config(raw) or "accumulate"
+    if value not in SCOPES:
+        raise ValueError(f"var eval_scope must be one of {', '.join(SCOPES)}, got {value!r}")
+    return value
+
+
+def remove_var(raw) -> list[str]:
+    """var eval_remove_models: model names whose results leave this benchmark's marts."""
+    value = parse_config(raw)
+    if value is None:
+        return []
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"var eval_remove_models must be a model name or a list of them, got {value!r}")
+    return value
+
+
+def eval_entries(eval_models_raw, scope_raw):
+    """The entries a build evaluates: var eval_models (default: the baselines); in the accumulate scope
+    the baselines (oracle, header_match) are added when an entry list names neither of them, so the
+    chain check is in every build."""
+    raw = parse_config(eval_models_raw)
+    if raw is None or scope_var(scope_raw) == "this_build" or not isinstance(raw, list):
+        return raw
+    names = {e.get("name") for e in raw if isinstance(e, dict)}
+    return list(raw) + [dict(b) for b in DEFAULT_EVAL_MODELS if b["name"] not in names]
 
 
 def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
@@ -121,3 +161,39 @@ def table_images_in(relation, folder) -> object:
     quoted = prefix.replace("'", "''")
     return relation.project(f"table_id, case when starts_with(path, '/') then path else '{quoted}' || path end as path, "
                             "sha256")
+def build_requests_with_results(this_build: pd.DataFrame, eval_models_raw, scope_raw, remove_raw,
+                                fingerprint: str, store_file: Path) -> pd.DataFrame:
+    """eval_requests: this build's request rows, and in the accumulate scope every other request of a
+    model evaluated on this fingerprint that the store has answered (each model's latest entry).
+
+    This build's requests are recorded first (so the next build sees them), after the models of
+    var eval_remove_models are taken out."""
+    from .predict import answered_request_keys
+    from .results import ResultsIndex
+    from .runs import current_run_id, entries_json, git_commit, package_versions, redacted_entry
+
+    scope = scope_var(scope_raw)
+    remove = remove_var(remove_raw)
+    raw = parse_config(eval_models_raw)
+    specs = parse_eval_models(raw)
+    entries = {e["name"]: redacted_entry(e) for e in (raw or DEFAULT_EVAL_MODELS)}
+    run_id = current_run_id()
+    with ResultsIndex(store_file) as index:
+        if remove:
+            removed = index.remove_models(fingerprint, remove)
+            log.info("eval_remove_models: %s", ", ".join(f"{k} ({n} requests)" for k, n in removed.items()))
+        index.start_run(run_id, fingerprint, entries_json(list(entries.values())), package_versions(),
+                        git_commit(Path.cwd()))
+        index.record_requests(fingerprint, specs, entries, this_build, run_id)
+        recorded = index.requests(fingerprint) if scope == "accumulate" else pd.DataFrame()
+    mine = this_build.assign(this_build=True)
+    if len(recorded) == 0:
+        return mine
+    past = recorded[~recorded["cache_key"].isin(set(this_build["cache_key"]))]
+    past = past[past["cache_key"].isin(answered_request_keys(past, store_file))]
+    if len(past) == 0:
+        return mine
+    past = past[list(this_build.columns)].astype({c: this_build[c].dtype for c in this_build.columns
+                                                   if str(this_build[c].dtype) != "object"})
+    out = pd.concat([mine, past.assign(this_build=False)], ignore_index=True).drop_duplicates("cache_key")
+    return out.sort_values(["model_name", "cache_key"], kind="stable").reset_index(drop=True)

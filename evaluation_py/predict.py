@@ -25,7 +25,7 @@ REQUEST_MODE_COLUMNS = ["inference_mode", "kind", "prompt_version"]
 # latency and tokens are summed over the episode's turns (single-turn: the one request's).
 PREDICTION_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode", "kind", "turn", "parent_key",
                       "prompt_version", "response", "attempts", "latency_s", "prompt_tokens", "completion_tokens",
-                      "logprobs_json"]
+                      "logprobs_json", "run_id"]
 _SUMMED = ("attempts", "latency_s", "prompt_tokens", "completion_tokens")
 
 
@@ -93,6 +93,16 @@ def open_requests(store: PredictionStore, requests: list[PredictionRequest]) -> 
     multi = [r.cache_key for r in requests if _is_episode(r.inference_mode)]
     done = (store.answered_keys(single) if single else set()) | (set(store.episodes(multi)) if multi else set())
     return [r for r in requests if r.cache_key not in done]
+
+
+def answered_request_keys(requests: pd.DataFrame, store_path: str | Path) -> set[str]:
+    """Keys of `requests` (eval_requests rows) whose episode the store has finished."""
+    if len(requests) == 0:
+        return set()
+    episode = requests["inference_mode"].map(_is_episode).astype(bool)
+    single, multi = requests.loc[~episode, "cache_key"].tolist(), requests.loc[episode, "cache_key"].tolist()
+    with PredictionStore(store_path) as store:
+        return (store.answered_keys(single) if single else set()) | (set(store.episodes(multi)) if multi else set())
 
 
 def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys: set[str], store_path: str | Path,
@@ -166,7 +176,10 @@ def predict_pending(requests: pd.DataFrame, skip_keys: set[str], store_path: str
         if finished == len(todo):
             return final_answers(store, todo)
     specs, built, benchmark = make_inputs()
-    return predict(specs, built, skip_keys, store_path, progress=progress, benchmark=benchmark)
+    predict(specs, built, skip_keys, store_path, progress=progress, benchmark=benchmark)
+    # every row's answer, those of models this build did not list (the accumulated ones) included
+    with PredictionStore(store_path) as store:
+        return final_answers(store, todo)
 
 
 def final_answers(store: PredictionStore, requests: pd.DataFrame) -> pd.DataFrame:
@@ -185,6 +198,8 @@ def final_answers(store: PredictionStore, requests: pd.DataFrame) -> pd.DataFram
     if answered is None:
         return _prediction_frame(None)
     answered = answered.merge(requests[["cache_key", *REQUEST_MODE_COLUMNS]], on="cache_key", how="left")
+    runs = store.run_ids(answered["cache_key"])
+    answered["run_id"] = answered["cache_key"].map(runs).astype(object)
     return _prediction_frame(answered.sort_values("cache_key"))
 
 
@@ -214,6 +229,8 @@ def _prediction_frame(answered: pd.DataFrame | None) -> pd.DataFrame:
     out = answered[[c for c in PREDICTION_COLUMNS if c in answered.columns]].reset_index(drop=True)
     out["turn"] = out["turn"].astype("int64")
     out["parent_key"] = out["parent_key"].astype(object).where(out["parent_key"].notna(), None)
+    if "run_id" in out.columns:
+        out["run_id"] = out["run_id"].astype(object).where(out["run_id"].notna(), None)
     return out
 
 

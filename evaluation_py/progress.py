@@ -20,10 +20,16 @@ def _fmt_duration(s: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
 
 
+# Before this many results or seconds a rate (and the ETA from it) says nothing: they are left out.
+RATE_AFTER_N = 20
+RATE_AFTER_S = 10.0
+
+
 class Progress:
     """`update(n, failed=k)` as work finishes (k of the n failed), `close()` at the end (or use as a context manager).
 
-    A line is written at the first update, then at most every `log_interval_s`, and a final one on close.
+    A line is written at the first update, then at most every `log_interval_s`, and a final one on close
+    (`close(final=...)`: that text instead of the bar).
     """
 
     def __init__(self, total: int, desc: str = "", enabled: bool = True, stream: Optional[TextIO] = None,
@@ -50,6 +56,8 @@ class Progress:
         bar = "#" * filled + "." * (self.width - filled)
         head = f"{self.desc} " if self.desc else ""
         failed = f" ({self.failed} failed)" if self.failed else ""
+        if self.done < RATE_AFTER_N and elapsed < RATE_AFTER_S:
+            return f"{head}[{bar}] {self.done}/{self.total}{failed} elapsed {_fmt_duration(elapsed)}"
         return (f"{head}[{bar}] {self.done}/{self.total}{failed} {rate:.1f}/s "
                 f"elapsed {_fmt_duration(elapsed)} ETA {_fmt_duration(eta if left > 0 else 0)}")
 
@@ -63,13 +71,13 @@ class Progress:
             self._last = now
             self._draw()
 
-    def _draw(self) -> None:
-        self.stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {self.line()}\n")
+    def _draw(self, text: Optional[str] = None) -> None:
+        self.stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {text or self.line()}\n")
         self.stream.flush()
 
-    def close(self) -> None:
+    def close(self, final: Optional[str] = None) -> None:
         if self.enabled and not self._closed:
-            self._draw()
+            self._draw(final)
         self._closed = True
 
     def __enter__(self) -> "Progress":

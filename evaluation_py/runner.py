@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any, Iterable
 
+from . import interrupt
 from .backends.base import Backend, Prediction, PredictionRequest
 from .progress import Progress
 from .store import PredictionStore
@@ -41,6 +42,13 @@ def run_predictions(
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be at least 1")
+    with interrupt.active():
+        return _run(requests, backend, store, chunk_size, progress, flush_interval_s)
+
+
+def _run(requests, backend: Backend, store: PredictionStore, chunk_size: int, progress: bool,
+         flush_interval_s: float) -> dict[str, Any]:
+    interrupt.check()
     t0 = time.monotonic()
     requests = list(requests)
     unique: dict[str, PredictionRequest] = {}
@@ -84,17 +92,26 @@ def run_predictions(
             buffer.clear()
         last_flush = time.monotonic()
 
-    bar = Progress(len(todo), desc=f"{backend.name or 'backend'}", enabled=progress)
+    models = sorted({r.model_name for r in todo})
+    kinds = sorted({getattr(r, "kind", "generate") for r in todo})
+    desc = f"{', '.join(models)} ({', '.join(kinds)}, {backend.name or 'backend'})"
+    bar = Progress(len(todo), desc=desc, enabled=progress)
     worker = threading.Thread(target=work, name="prediction-backend", daemon=True)
     failure: BaseException | None = None
+    stopped = False
     try:
         worker.start()
         while True:
-            wait = max(0.05, flush_interval_s - (time.monotonic() - last_flush))
+            if interrupt.stopping():  # SIGINT / SIGTERM: store what came back, send nothing more
+                stopped = True
+                break
+            # woken at least every 0.2 s, so a stop is seen at once
+            wait = min(0.2, max(0.05, flush_interval_s - (time.monotonic() - last_flush)))
             try:
                 item = results.get(timeout=wait)
             except queue.Empty:
-                flush()
+                if time.monotonic() - last_flush >= flush_interval_s:
+                    flush()
                 continue
             if item is _DONE:
                 break
@@ -107,7 +124,7 @@ def run_predictions(
             bar.update(failed=int(item.response is None))
             if len(buffer) >= chunk_size or time.monotonic() - last_flush >= flush_interval_s:
                 flush()
-        if failure is None and pending:
+        if failure is None and pending and not stopped:
             # The backend finished without answering these: record them so they are visible and retried.
             buffer.extend(
                 Prediction(cache_key=r.cache_key, question_id=r.question_id, model_name=r.model_name,
@@ -116,7 +133,11 @@ def run_predictions(
             )
     finally:
         flush()
-        bar.close()
+        bar.close(final=f"{desc}: sent {stats['answered'] + stats['errors']}, cached {stats['cached']}, "
+                        f"failed {stats['errors']}, elapsed {time.monotonic() - t0:.1f} s")
+    if stopped:
+        interrupt.count(answered=stats["answered"], missing=len(pending))
+        raise interrupt.EvaluationInterrupted(interrupt.summary())
     if failure is not None:
         raise failure
     worker.join()

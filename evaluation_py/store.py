@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS predictions (
     completion_tokens INTEGER,
     logprobs_json TEXT,
     created_at REAL NOT NULL,
-    checksum TEXT
+    checksum TEXT,
+    run_id TEXT
 );
 CREATE TABLE IF NOT EXISTS errors (
     cache_key TEXT PRIMARY KEY,
@@ -64,7 +65,8 @@ CREATE TABLE IF NOT EXISTS errors (
     failures INTEGER NOT NULL,
     total_attempts INTEGER NOT NULL,
     updated_at REAL NOT NULL,
-    prompt_tokens INTEGER
+    prompt_tokens INTEGER,
+    run_id TEXT
 );
 CREATE TABLE IF NOT EXISTS episodes (
     episode_key TEXT PRIMARY KEY,
@@ -111,8 +113,11 @@ def _named(method):
 
 class PredictionStore:
     @_named
-    def __init__(self, path: str | Path, busy_timeout_s: float = 60.0):
+    def __init__(self, path: str | Path, busy_timeout_s: float = 60.0, run_id: Optional[str] = None):
+        from .runs import current_run_id
+
         self.path = Path(path)
+        self.run_id = run_id or current_run_id()  # stamped on every answer and error written
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._con = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None)
         self._con.execute("PRAGMA journal_mode=WAL")
@@ -124,6 +129,10 @@ class PredictionStore:
         # Stores written before errors had `prompt_tokens` get the column (NULL for their rows).
         if "prompt_tokens" not in {row[1] for row in self._con.execute("PRAGMA table_info(errors)")}:
             self._con.execute("ALTER TABLE errors ADD COLUMN prompt_tokens INTEGER")
+        # Stores written before runs were recorded get `run_id` (NULL for their rows: the run is not known).
+        for table in ("predictions", "errors"):
+            if "run_id" not in {row[1] for row in self._con.execute(f"PRAGMA table_info({table})")}:
+                self._con.execute(f"ALTER TABLE {table} ADD COLUMN run_id TEXT")
 
     # ------------------------------------------------------------------ writing
     @_named
@@ -140,10 +149,10 @@ class PredictionStore:
                 answers.append((p.cache_key, p.question_id, p.model_name, p.response, p.attempts, p.latency_s,
                                 p.prompt_tokens, p.completion_tokens, p.logprobs_json, now,
                                 answer_checksum(p.cache_key, p.question_id, p.model_name, p.response,
-                                                p.logprobs_json)))
+                                                p.logprobs_json), self.run_id))
             else:
                 errors.append((p.cache_key, p.question_id, p.model_name, p.error_kind or "no_response",
-                               p.attempts, p.latency_s, p.attempts, now, p.prompt_tokens))
+                               p.attempts, p.latency_s, p.attempts, now, p.prompt_tokens, self.run_id))
         if not answers and not errors:
             return 0, 0
         con = self._con
@@ -152,19 +161,20 @@ class PredictionStore:
             if answers:
                 con.executemany(
                     "INSERT OR REPLACE INTO predictions (cache_key, question_id, model_name, response, error_kind,"
-                    " attempts, latency_s, prompt_tokens, completion_tokens, logprobs_json, created_at, checksum)"
-                    " VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)", answers)
+                    " attempts, latency_s, prompt_tokens, completion_tokens, logprobs_json, created_at, checksum, run_id)"
+                    " VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)", answers)
                 con.executemany("DELETE FROM errors WHERE cache_key = ?", [(a[0],) for a in answers])
             if errors:
                 con.executemany(
                     "INSERT INTO errors (cache_key, question_id, model_name, error_kind, attempts, latency_s,"
-                    " failures, total_attempts, updated_at, prompt_tokens)"
-                    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9"
+                    " failures, total_attempts, updated_at, prompt_tokens, run_id)"
+                    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?8, ?9, ?10"
                     " WHERE NOT EXISTS (SELECT 1 FROM predictions WHERE cache_key = ?1)"
                     " ON CONFLICT (cache_key) DO UPDATE SET error_kind = excluded.error_kind,"
                     " attempts = excluded.attempts, latency_s = excluded.latency_s,"
                     " failures = errors.failures + 1, total_attempts = errors.total_attempts + excluded.attempts,"
-                    " updated_at = excluded.updated_at, prompt_tokens = excluded.prompt_tokens", errors)
+                    " updated_at = excluded.updated_at, prompt_tokens = excluded.prompt_tokens, run_id = excluded.run_id",
+                    errors)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -234,6 +244,15 @@ class PredictionStore:
             "SELECT cache_key, question_id, model_name, NULL AS response, error_kind, attempts, latency_s,"
             " prompt_tokens, NULL AS completion_tokens, NULL AS logprobs_json, failures, total_attempts"
             " FROM errors ORDER BY cache_key", self._con)
+
+    @_named
+    def run_ids(self, keys: Iterable[str]) -> dict[str, Optional[str]]:
+        """cache_key -> the run that wrote its answer (None for answers written before runs were recorded)."""
+        out: dict[str, Optional[str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(keys)), _IN_CHUNK):
+            q = f"SELECT cache_key, run_id FROM predictions WHERE cache_key IN ({','.join('?' * len(chunk))})"
+            out.update(self._con.execute(q, chunk).fetchall())
+        return out
 
     @_named
     def counts(self) -> dict[str, int]:

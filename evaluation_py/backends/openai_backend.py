@@ -299,6 +299,8 @@ class OpenAIBackend(Backend):
         )
 
     async def _one(self, req: PredictionRequest, clients: list[Any], balancer: _Balancer) -> Prediction:
+        from ..interrupt import stopping
+
         params = resolve_params(self.params, req.params)
         body = self._body(req, params)
         want_logprobs = bool(params.get("logprobs"))
@@ -326,7 +328,7 @@ class OpenAIBackend(Backend):
                 self._in_flight -= 1
                 balancer.release(i)
             self.stats["errors_by_kind"][kind] = self.stats["errors_by_kind"].get(kind, 0) + 1
-            if not retryable or attempts > self.max_retries:
+            if not retryable or attempts > self.max_retries or stopping():  # no retry after a stop
                 return Prediction(
                     cache_key=req.cache_key, question_id=req.question_id, model_name=req.model_name,
                     response=None, error_kind=kind, attempts=attempts, latency_s=time.perf_counter() - t0,
@@ -335,6 +337,8 @@ class OpenAIBackend(Backend):
 
     async def _run_async(self, ordered: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         import openai
+
+        from ..interrupt import stopping
 
         clients = [
             openai.AsyncOpenAI(base_url=u, api_key=self.api_key, max_retries=0, timeout=self.timeout_s)
@@ -348,6 +352,8 @@ class OpenAIBackend(Backend):
         async def worker() -> None:
             # The shared iterator hands requests out in order; `concurrency` workers bound what is in flight.
             for req in it:
+                if stopping():  # SIGINT / SIGTERM: nothing new is sent (evaluation_py.interrupt)
+                    return
                 on_result(await self._one(req, clients, balancer))
 
         try:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from .. import interrupt
 from ..sandbox import Limits, SandboxPool
 from ..sandbox.bubblewrap import find_bwrap
 from ..sandbox.result import SANDBOX_NAMES
@@ -119,12 +120,14 @@ class CodeRunner:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        pool = self._pool(sandbox)
-        if not session:
-            results = [result_row(pool.run(code, table, MODE_LIMITS)) for code in blocks]
-        else:
-            with pool.session(table, MODE_LIMITS) as live:
-                results = [result_row(live.run(code)) for code in blocks]
+        with interrupt.active():  # a stop waits for this program, then nothing more runs
+            interrupt.check()
+            pool = self._pool(sandbox)
+            if not session:
+                results = [result_row(pool.run(code, table, MODE_LIMITS)) for code in blocks]
+            else:
+                with pool.session(table, MODE_LIMITS) as live:
+                    results = [result_row(live.run(code)) for code in blocks]
         self.runs += len(blocks)
         self.cache.put(key, sandbox, results)
         return results

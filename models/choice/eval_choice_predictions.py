@@ -6,12 +6,12 @@ In its own folder, not models/evaluation: a build of `--select models/evaluation
 without benchmark_choice_items (the free-text evaluation alone) does not need the items."""
 from evaluation_py.choice.dbt_inputs import choice_predictions_from_relations
 from evaluation_py.dbt_inputs import store_path
-from generator_py.build_config import stamp
+from generator_py.build_config import database_path, stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     out = choice_predictions_from_relations(dbt.ref("benchmark_choice_items"), dbt.ref("benchmark_tables"),
                                             dbt.config.get("eval_models"), dbt.config.get("seed"),
-                                            store_path(dbt.config.get("eval_cache_dir")))
+                                            store_path(dbt.config.get("eval_cache_dir"), database_path(session)))
     return stamp(out, dbt.ref("stg_build_config"))

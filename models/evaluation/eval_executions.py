@@ -1,18 +1,19 @@
 """One row per code block run for this build's pot and icot predictions (pot: its one program; icot:
 each block of the replies that got a follow-up), from the execution cache beside the predictions:
 which sandbox ran it, its error kind (NULL when it ran), its answer and its output (capped)."""
-from evaluation_py.dbt_inputs import sandbox_of_entries, store_path
+from evaluation_py.dbt_inputs import eval_entries, sandbox_of_entries, store_path
 from evaluation_py.modes.outcomes import executions_table, text_columns_typed
-from generator_py.build_config import stamp
+from generator_py.build_config import database_path, stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     predictions = dbt.ref("eval_predictions").project("cache_key, question_id, model_name, inference_mode, response").df()
     requests = dbt.ref("eval_requests").project("cache_key, table_id").df()
-    out = executions_table(predictions, requests, store_path(dbt.config.get("eval_cache_dir")),
+    out = executions_table(predictions, requests, store_path(dbt.config.get("eval_cache_dir"), database_path(session)),
                            lambda: dbt.ref("benchmark_tables").project("table_id, html, markdown, csv").df(),
-                           sandbox_of_entries(dbt.config.get("eval_models")))
+                           sandbox_of_entries(eval_entries(dbt.config.get("eval_models"),
+                                                           dbt.config.get("eval_scope"))))
     out = text_columns_typed(out, ["cache_key", "question_id", "model_name", "inference_mode", "sandbox", "error_kind",
                                    "answer", "output"])
     return stamp(out, dbt.ref("stg_build_config"))

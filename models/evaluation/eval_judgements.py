@@ -5,7 +5,7 @@ already judged, and the judge's backend is started only when something is not.
 """
 from evaluation_py.dbt_inputs import store_path
 from evaluation_py.judge import judgements_table
-from generator_py.build_config import stamp
+from generator_py.build_config import database_path, stamp
 from generator_py.dbt_inputs import parse_config
 
 
@@ -15,5 +15,5 @@ def model(dbt, session):
     predictions = dbt.ref("eval_predictions").project("cache_key, response").df()
     questions = dbt.ref("benchmark_questions").project("question_id, question, answer_gt").df()
     out = judgements_table(requests, predictions, questions, parse_config(dbt.config.get("judge_model")),
-                           store_path(dbt.config.get("eval_cache_dir")))
+                           store_path(dbt.config.get("eval_cache_dir"), database_path(session)))
     return stamp(out, dbt.ref("stg_build_config"))

@@ -1,13 +1,15 @@
-"""Per model x table format x inference mode x scoring mode x metric: the mean with a 95 % table-resampling
-bootstrap interval (evaluation_py/analysis/leaderboard.py), over the original questions."""
-from evaluation_py.analysis.leaderboard import leaderboard
+"""Per model x table format x inference mode x scoring mode x metric, on the questions every model of that
+group answered: the mean with a 95 % interval from a bootstrap resampling tables (evaluation_py.leaderboard).
+The original questions only (the obfuscated twins: analysis_obfuscation_gap)."""
+from evaluation_py.leaderboard import SCORE_INPUT_COLUMNS, leaderboard
 from generator_py.build_config import stamp
+from generator_py.dbt_inputs import seed_var
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    scores = dbt.ref("eval_scores").project(
-        "model_name, backend, table_format, inference_mode, scoring_mode, metric, question_id, table_id, value, "
-        "left_out").df()
-    variants = dbt.ref("benchmark_questions").project("question_id, variant").df()
-    return stamp(leaderboard(scores, variants), dbt.ref("stg_build_config"))
+    scores = dbt.ref("eval_scores").project(", ".join(SCORE_INPUT_COLUMNS)).df()
+    questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
+    original = set(questions.loc[questions["variant"].fillna("original") == "original", "question_id"])
+    out = leaderboard(scores[scores["question_id"].isin(original)], seed_var(dbt.config.get("seed")))
+    return stamp(out, dbt.ref("stg_build_config"))

@@ -4,7 +4,7 @@ import logging
 
 from evaluation_py.dbt_inputs import store_path
 from evaluation_py.predict import errors_table, failure_summary
-from generator_py.build_config import stamp
+from generator_py.build_config import database_path, stamp
 
 log = logging.getLogger("eval_prediction_errors")
 
@@ -13,7 +13,7 @@ def model(dbt, session):
     dbt.config(materialized="table")
     requests = dbt.ref("eval_requests").project("cache_key, question_id, model_name").df()
     answered = [k for (k,) in dbt.ref("eval_predictions").project("cache_key").fetchall()]
-    errors = errors_table(requests, answered, store_path(dbt.config.get("eval_cache_dir")))
+    errors = errors_table(requests, answered, store_path(dbt.config.get("eval_cache_dir"), database_path(session)))
     summary = failure_summary(requests, errors)
     if summary:
         log.warning(summary)

@@ -1,5 +1,5 @@
 """The zero-shot chat messages sent for each question and table format (one row per distinct prompt)."""
-from evaluation_py.dbt_inputs import eval_inputs_from_relations, table_images_in
+from evaluation_py.dbt_inputs import eval_entries, eval_inputs_from_relations, table_images_in
 from evaluation_py.predict import prompts_table
 from generator_py.build_config import database_path, output_dir, stamp
 
@@ -11,7 +11,7 @@ def model(dbt, session):
         folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
         return table_images_in(dbt.ref("benchmark_table_images"), folder)
 
+    entries = eval_entries(dbt.config.get("eval_models"), dbt.config.get("eval_scope"))
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        dbt.config.get("eval_models"), dbt.config.get("seed"),
-                                        images=table_images)
+                                        entries, dbt.config.get("seed"), images=table_images)
     return stamp(prompts_table(inputs.requests), dbt.ref("stg_build_config"))

@@ -1,10 +1,13 @@
-"""One row per (model under test, question, table format): the prediction requests of this build.
+"""One row per (model, question, table format, mode): the prediction requests whose answers the marts show.
 
-Replay files are checked against the benchmark here, once, before any answer is read.
+This build's requests, and in the accumulate scope (var eval_scope, the default) every request of a
+model evaluated on this benchmark (same build_fingerprint) by an earlier build that the store has
+answered, each model with its latest entry (evaluation_py.results). Replay files are checked against
+the benchmark here, once, before any answer is read.
 """
-from evaluation_py.dbt_inputs import eval_inputs_from_relations, table_images_in
+from evaluation_py.dbt_inputs import build_requests_with_results, eval_entries, eval_inputs_from_relations, store_path, table_images_in
 from evaluation_py.predict import requests_table
-from generator_py.build_config import database_path, output_dir, stamp
+from generator_py.build_config import database_path, fingerprint_of, output_dir, stamp
 
 
 def model(dbt, session):
@@ -14,7 +17,11 @@ def model(dbt, session):
         folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
         return table_images_in(dbt.ref("benchmark_table_images"), folder)
 
+    entries = eval_entries(dbt.config.get("eval_models"), dbt.config.get("eval_scope"))
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        dbt.config.get("eval_models"), dbt.config.get("seed"), check_replay=True,
-                                        images=table_images)
-    return stamp(requests_table(inputs.requests), dbt.ref("stg_build_config"))
+                                        entries, dbt.config.get("seed"), check_replay=True, images=table_images)
+    config = dbt.ref("stg_build_config")
+    out = build_requests_with_results(requests_table(inputs.requests), entries, dbt.config.get("eval_scope"),
+                                      dbt.config.get("eval_remove_models"), fingerprint_of(config),
+                                      store_path(dbt.config.get("eval_cache_dir"), database_path(session)))
+    return stamp(out, config)

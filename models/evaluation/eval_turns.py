@@ -3,11 +3,11 @@ predictions cache: one row per turn, its follow-up message and the model's reply
 (the `direct` mode) have no rows: their one turn is their row of eval_predictions."""
 from evaluation_py.dbt_inputs import store_path
 from evaluation_py.predict import turns_table
-from generator_py.build_config import stamp
+from generator_py.build_config import database_path, stamp
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     # The episodes eval_predictions has answers for: read after it, so the store holds this build's turns.
     requests = dbt.ref("eval_predictions").project("cache_key, inference_mode").df()
-    return stamp(turns_table(requests, store_path(dbt.config.get("eval_cache_dir"))), dbt.ref("stg_build_config"))
+    return stamp(turns_table(requests, store_path(dbt.config.get("eval_cache_dir"), database_path(session))), dbt.ref("stg_build_config"))

@@ -5,7 +5,7 @@ replay file, the release) is checked here, naming the var, entry, file or line, 
 build before a model that would replace what an earlier build made (every other model depends on this
 one); the models reading vars check them again (partial builds).
 """
-from evaluation_py.dbt_inputs import check_build_inputs
+from evaluation_py.dbt_inputs import check_build_inputs, remove_var, scope_var
 from generator_py.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
 from generator_py.release.qaps_read import resolve_release_file
 
@@ -28,6 +28,8 @@ def model(dbt, session):
         "reports_dir": dbt.config.get("reports_dir"),
     }
     checked = check_vars(raw, known_domains=templates["domain"])
+    scope_var(dbt.config.get("eval_scope"))
+    remove_var(dbt.config.get("eval_remove_models"))
     release = checked["hctqa_release_dir"]
     check_build_inputs(dbt.config.get("eval_models"), dbt.config.get("judge_model"),
                        dbt.config.get("finetune_split_fractions"), release)

@@ -27,7 +27,9 @@ CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.
 CI_VARS = "{replicas: 1, cross_check: true}"
 # The small evaluation builds: one domain, one replica.
 SEED = 42
-SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED}
+# this_build: each small evaluation build's marts hold its own entries only (tests of accumulated
+# results ask for eval_scope: accumulate)
+SMALL = {"replicas": 1, "domains": ["accidents"], "seed": SEED, "eval_scope": "this_build"}
 GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the real sample folder
 NO_SINGULAR = ("--exclude", "test_type:singular")
 

@@ -270,5 +270,22 @@ def test_progress_bar_counts_failures(tmp_path, capsys):
     with PredictionStore(tmp_path / "s.sqlite") as st:
         be = Scripted(answer=lambda r: None if r.question_id in {"q2", "q5", "q7"} else "ok")
         run_predictions(reqs, be, st, progress=True)
-    last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "10/10 (3 failed)" in last, last
+    lines = capsys.readouterr().err.strip().splitlines()
+    # the end: one line per model and kind with what was sent, taken from the store and failed
+    assert "fake (generate, scripted): sent 10, cached 0, failed 3" in lines[-1], lines
+    assert "/s" not in "".join(lines) and "ETA" not in "".join(lines)  # 10 results in no time: no rate yet
+
+
+def test_progress_shows_rate_and_eta_only_after_20_results():
+    import io
+
+    from evaluation_py.progress import Progress
+
+    stream = io.StringIO()
+    bar = Progress(100, desc="m", stream=stream, log_interval_s=0)
+    bar.update(5)
+    bar.update(14, failed=1)
+    assert "/s" not in stream.getvalue() and "19/100 (1 failed)" in stream.getvalue()
+    bar.update(1)
+    last = stream.getvalue().splitlines()[-1]
+    assert "20/100 (1 failed)" in last and "/s" in last and "ETA" in last

@@ -1,0 +1,229 @@
+"""`hctqa`: the command line over the project's library and its dbt build.
+
+    hctqa list families|formats|modes|backends|metrics|filters
+    hctqa eval ENTRY.yml [--limit N] [--formats F ...] [--project-dir DIR]
+    hctqa score FILE ...            (python -m evaluation_py.score)
+    hctqa sandbox run PROGRAM.py    (python -m evaluation_py.sandbox)
+    hctqa report [--project-dir DIR]
+
+Bad arguments exit 2 with one line on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+# What `hctqa eval` builds: the evaluation models and everything downstream of them (analyses, report).
+EVAL_SELECTION = ("eval_requests+",)
+DEFAULT_DATABASE = "hctqa.duckdb"
+
+
+class UsageError(Exception):
+    """A bad argument or input: one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of argparse's usage block
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .registries import REGISTRIES
+
+    parser = _Parser(prog="hctqa", description="Table-QA benchmark factory: list, evaluate, score, report.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    listing = commands.add_parser("list", help="print a registry: name, description, where it comes from")
+    listing.add_argument("kind", choices=sorted(REGISTRIES))
+    ev = commands.add_parser("eval", help="evaluate the entries of a YAML file (dbt build of the evaluation)")
+    ev.add_argument("entries", help="YAML: a list of eval_models entries, one entry, or {eval_models: [...]}")
+    ev.add_argument("--limit", type=int, help="questions per entry (sets each entry's `sample`)")
+    ev.add_argument("--formats", nargs="+", help="table formats of every entry (sets each entry's `formats`)")
+    ev.add_argument("--project-dir", default=".", help="the dbt project (default: the working directory)")
+    ev.add_argument("--vars", default=None, help="more dbt vars, as YAML (e.g. '{judge_model: ...}')")
+    ev.add_argument("--exclude", nargs="+", default=[], help="dbt nodes left out of the build (dbt's --exclude)")
+    commands.add_parser("score", help="score a predictions file (python -m evaluation_py.score)", add_help=False)
+    commands.add_parser("sandbox", help="run a program in the sandbox (python -m evaluation_py.sandbox)",
+                        add_help=False)
+    report = commands.add_parser("report", help="print the report's path and the last run's headline")
+    report.add_argument("--project-dir", default=".", help="the dbt project (default: the working directory)")
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if argv and argv[0] in ("score", "sandbox"):  # their own parsers, their own arguments
+            return _delegate(argv[0], argv[1:])
+        args = _parser().parse_args(argv)
+        if args.command == "list":
+            return _list(args.kind)
+        if args.command == "eval":
+            return _eval(args)
+        return _report(Path(args.project_dir))
+    except UsageError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+
+
+def _delegate(command: str, argv: list[str]) -> int:
+    if command == "score":
+        from .score import main as command_main
+    else:
+        from .sandbox.__main__ import main as command_main
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            code = command_main(argv)
+    except SystemExit as e:  # argparse: usage block then the error line; keep the error line
+        code = e.code if isinstance(e.code, int) else 2
+        lines = [line for line in captured.getvalue().splitlines() if line.strip()]
+        if code == 2 and lines:
+            print(f"hctqa {command}: {lines[-1].split(': error: ', 1)[-1]}", file=sys.stderr)
+            return 2
+        sys.stderr.write(captured.getvalue())
+        return code
+    sys.stderr.write(captured.getvalue())
+    return int(code or 0)
+
+
+def _list(kind: str) -> int:
+    from .registries import REGISTRIES
+
+    entries = REGISTRIES[kind].listing()
+    width = max((len(e.name) for e in entries), default=0)
+    for e in entries:
+        print(f"{e.name:<{width}}  {e.description}  [{e.origin}]")
+    return 0
+
+
+def read_entries(path: Path, limit: Optional[int], formats: Optional[list[str]]) -> list[dict]:
+    """The entries of an ENTRY.yml, with --limit / --formats applied and checked; UsageError naming the file."""
+    import yaml
+
+    from .model_specs import parse_eval_models
+
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise UsageError(f"hctqa eval: cannot read {str(path)!r}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise UsageError(f"hctqa eval: {str(path)!r} is not YAML: {str(e).splitlines()[0]}") from None
+    if isinstance(raw, dict) and "eval_models" in raw:
+        raw = raw["eval_models"]
+    entries = [raw] if isinstance(raw, dict) else raw
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise UsageError(f"hctqa eval: {str(path)!r} must hold an entry, a list of entries or eval_models: [...]")
+    if limit is not None:
+        if limit < 1:
+            raise UsageError("hctqa eval: --limit must be a positive number of questions")
+        entries = [{**e, "sample": limit} for e in entries]
+    if formats:
+        entries = [{**e, "formats": list(formats)} for e in entries]
+    try:
+        parse_eval_models(entries)
+    except ValueError as e:
+        raise UsageError(f"hctqa eval: {str(path)!r}: {e}") from None
+    return entries
+
+
+def _database(project: Path) -> Path:
+    configured = os.environ.get("HCTQA_DUCKDB_PATH")
+    return Path(configured) if configured else project / DEFAULT_DATABASE
+
+
+def _dbt_executable() -> str:
+    candidate = Path(sys.executable).parent / "dbt"
+    return str(candidate) if candidate.exists() else "dbt"
+
+
+def _eval(args) -> int:
+    import yaml
+
+    project = Path(args.project_dir).resolve()
+    if not (project / "dbt_project.yml").exists():
+        raise UsageError(f"hctqa eval: {str(project)!r} is not a dbt project (no dbt_project.yml); pass --project-dir")
+    entries = read_entries(Path(args.entries), args.limit, args.formats)
+    extra = {}
+    if args.vars:
+        extra = yaml.safe_load(args.vars)
+        if not isinstance(extra, dict):
+            raise UsageError("hctqa eval: --vars must be a YAML mapping")
+    dbt_vars = {**extra, "eval_models": entries}
+    argv = [_dbt_executable(), "build", "--select", *EVAL_SELECTION, *(["--exclude", *args.exclude] if args.exclude
+                                                                       else []),
+            "--vars", json.dumps(dbt_vars), "--project-dir", str(project), "--profiles-dir", str(project)]
+    code = _run_forwarding_signals(argv, project)
+    if code != 0:
+        return code
+    return _print_leaderboard(_database(project), [e["name"] for e in entries])
+
+
+def _run_forwarding_signals(argv: list[str], cwd: Path) -> int:
+    """Run dbt; SIGTERM reaches it as SIGINT, which dbt and the evaluation stop on (answers kept)."""
+    proc = subprocess.Popen(argv, cwd=cwd)
+
+    def forward(signum, frame):
+        proc.send_signal(signal.SIGINT)
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return proc.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _print_leaderboard(database: Path, names: list[str]) -> int:
+    import duckdb
+
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        rows = con.execute(
+            "select model_name, table_format, inference_mode, metric, mean, ci_low, ci_high, n_questions, n_tables"
+            " from eval_leaderboard where scoring_mode = 'strict' and metric in ('f1', 'cc')"
+            " and (model_name in (select unnest(?)) or model_name in ('oracle', 'header_match'))"
+            " order by table_format, inference_mode, metric, mean desc, model_name", [names]).fetchall()
+    finally:
+        con.close()
+    print("model_name | format | mode | metric (strict) | mean [95% CI, tables resampled] | questions | tables")
+    for r in rows:
+        print(f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]:.3f} [{r[5]:.3f}, {r[6]:.3f}] | {r[7]} | {r[8]}")
+    return 0
+
+
+def _report(project: Path) -> int:
+    from generator_py.build_config import output_dir
+
+    database = _database(project.resolve())
+    reports = output_dir(None, database, "reports")
+    index = reports / "index.html"
+    if not index.exists():
+        print(f"hctqa report: no report at {index}: run `dbt build` first", file=sys.stderr)
+        return 1
+    print(index)
+    runs = sorted((reports / "runs").glob("*.json"), key=lambda p: p.stat().st_mtime)
+    if not runs:
+        print("no run has asked a model anything yet")
+        return 0
+    record = json.loads(runs[-1].read_text())
+    print(f"last run {record['run_id']} ({record['started_at']} to {record['ended_at']}), "
+          f"benchmark {record['fingerprint']}")
+    for name, model in sorted(record["models"].items()):
+        head = [r for r in model["results"] if r["metric"] in ("f1", "cc")]
+        means = ", ".join(f"{r['table_format']}/{r['inference_mode']} {r['metric']} {r['mean']:.3f} "
+                          f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in head)
+        print(f"  {name}: sent {model['requests_sent']}, cached {model['requests_cached']}, "
+              f"failed {model['requests_failed']}; {means or 'no scores'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

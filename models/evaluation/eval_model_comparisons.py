@@ -1,0 +1,15 @@
+"""Every pair of models under test (the baselines are not) on the questions both answered: the mean paired
+difference with its table-clustered bootstrap interval, a p value and the p values BH-adjusted across pairs
+(evaluation_py.leaderboard). The original questions only."""
+from evaluation_py.leaderboard import SCORE_INPUT_COLUMNS, comparisons
+from generator_py.build_config import stamp
+from generator_py.dbt_inputs import seed_var
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    scores = dbt.ref("eval_scores").project(", ".join(SCORE_INPUT_COLUMNS)).df()
+    questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
+    original = set(questions.loc[questions["variant"].fillna("original") == "original", "question_id"])
+    out = comparisons(scores[scores["question_id"].isin(original)], seed_var(dbt.config.get("seed")))
+    return stamp(out, dbt.ref("stg_build_config"))
