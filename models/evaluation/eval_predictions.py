@@ -12,6 +12,7 @@ from evaluation_py.dbt_inputs import eval_inputs_from_relations, sandbox_of_entr
 from evaluation_py.modes.outcomes import MODE_COLUMNS, text_columns_typed, with_mode_columns
 from evaluation_py.predict import predict_pending
 from generator_py.build_config import stamp
+from evaluation_py.modes.execution import TABLE_INPUTS
 
 
 def model(dbt, session):
@@ -31,6 +32,6 @@ def model(dbt, session):
     path = store_path(dbt.config.get("eval_cache_dir"))
     out = predict_pending(requests, set(), path, make_inputs)
     out = with_mode_columns(out, requests, path, lambda: dbt.ref("benchmark_tables").project(
-        "table_id, html, markdown, csv").df(), sandbox_of_entries(dbt.config.get("eval_models")))
+        ", ".join(("table_id",) + TABLE_INPUTS)).df(), sandbox_of_entries(dbt.config.get("eval_models")))
     out = text_columns_typed(out, [c for c in MODE_COLUMNS if c != "code_blocks"])
     return stamp(out, dbt.ref("stg_build_config"))

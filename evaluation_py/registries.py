@@ -1,0 +1,66 @@
+"""Every registry of the project by kind: what `hctqa list KIND`, the catalog relation
+(`int_registry_catalog`) and plugins (entry point group `hctqa.<kind>`) see.
+
+Each registry is a `generator_py.registry.Registry`; the question families and the table formats live in
+generator_py (generation uses them), the rest here. Importing this module imports every built-in
+registration; a registry loads its plugins on its first lookup or listing.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from generator_py.questions.families import ALL_FAMILIES
+from generator_py.registry import Registry
+from generator_py.render.registry import FORMATS
+
+from .choice import requests as _choice_requests  # noqa: F401  (registers the choice mode, its filter)
+from .backends import BACKENDS
+from .extraction import FILTERS
+from .inference_modes import MODES
+from .metrics import METRICS
+
+REGISTRIES: dict[str, Registry] = {
+    "families": ALL_FAMILIES,
+    "formats": FORMATS,
+    "modes": MODES,
+    "backends": BACKENDS,
+    "metrics": METRICS,
+    "filters": FILTERS,
+}
+
+CATALOG_COLUMNS = ("kind", "name", "description", "origin", "attributes")
+
+
+def _family(f) -> dict[str, Any]:
+    return {"suite": f.suite, "kind": f.kind, "answer_type": f.answer_type, "template_id": f.template_id,
+            "nl_template_id": f.nl.template_id, "variants": f.variants}
+
+
+def _backend(cls) -> dict[str, Any]:
+    return {"needs_model": cls.needs_model, "speaks_openai": cls.speaks_openai, "is_reference": cls.is_reference,
+            "capabilities": sorted(cls.capabilities), "benchmark_fields": list(cls.benchmark_fields)}
+
+
+ATTRIBUTES = {
+    "families": _family,
+    "formats": lambda f: {"display_name": f.display_name, "is_text": f.is_text},
+    "modes": lambda m: {"kind": m.kind, "max_turns": m.max_turns, "extraction": m.extraction,
+                        "runs_code": m.runs_code, "answer_source": m.answer_source,
+                        "needs": sorted(m.required_capabilities())},
+    "backends": _backend,
+    "metrics": lambda m: {"reads": m.reads, "binary": m.binary},
+    "filters": lambda f: {"modes": sorted(f.modes)},
+}
+
+
+def catalog_rows() -> list[tuple[str, str, str, str, str]]:
+    """One row per registered thing (CATALOG_COLUMNS), kinds in REGISTRIES order and each in registration
+    order; `attributes`: a JSON object of what callers branch on."""
+    rows = []
+    for kind, registry in REGISTRIES.items():
+        for entry in registry.listing():
+            attrs = ATTRIBUTES[kind](registry.get(entry.name))
+            rows.append((kind, entry.name, entry.description, entry.origin,
+                         json.dumps(attrs, sort_keys=True, separators=(",", ":"))))
+    return rows
