@@ -73,6 +73,7 @@ class HeaderNaming(ComputedFamily):
     family_id = "header_name"
     kind = "naming"
     answer_type = "text"
+    reads_header_cells = True
     nl = NLRequirements(22)
 
     def applicable(self, m):

@@ -52,6 +52,7 @@ class QuestionFamily:
     aggregate_in_table: bool = False
     suite: str = "hctqa"
     answer_type: str = "values"
+    reads_header_cells: bool = False  # its draws read the table's header cells (the generation model loads them)
 
     @property
     def description(self) -> str:
