@@ -1,8 +1,9 @@
 """End-to-end: a plugin installed from outside the repository (tests/support/hctqa_toy_plugin, entry points
 `hctqa.metrics` and `hctqa.backends`) registers a metric and a backend that a real build uses.
 
-The plugin is pip-installed (editable, no dependencies, no build isolation: no network) into the test's own
-environment for this test alone and uninstalled afterwards; the dbt build runs in that environment.
+The plugin is pip-installed (editable, no dependencies, no build isolation: no network; its build backend is
+the standard library's, tests/support/hctqa_toy_plugin/build_support) into the test's own environment for
+this test alone and uninstalled afterwards; the dbt build runs in that environment.
 """
 from __future__ import annotations
 
@@ -25,14 +26,14 @@ def _pip(*args: str) -> subprocess.CompletedProcess:
 
 def _entry_points_of_plugin() -> list[str]:
     """The plugin's entry points as a fresh interpreter of this environment sees them."""
-    code = ("from importlib import metadata; print(sorted(f'{e.group}:{e.name}' for e in metadata.entry_points() "
-            f"if e.group.startswith('hctqa.') and e.dist is not None and e.dist.metadata['Name'] == {DISTRIBUTION!r}))")
+    code = ("from importlib import metadata; print(sorted(f'{e.group}:{e.name}' for d in metadata.distributions() "
+            f"if d.metadata['Name'] == {DISTRIBUTION!r} for e in d.entry_points if e.group.startswith('hctqa.')))")
     return eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
 @pytest.fixture
 def toy_plugin(tmp_path):
-    source = shutil.copytree(PLUGIN_SOURCE, tmp_path / "plugin")  # the editable build writes its metadata there
+    source = shutil.copytree(PLUGIN_SOURCE, tmp_path / "plugin")  # installed from outside the repository
     proc = _pip("install", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-e", str(source))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     try:
