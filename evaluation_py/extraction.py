@@ -57,6 +57,7 @@ def register_filter(name: str, fn: Filter, *, description: Optional[str] = None,
     modes whose responses it reads."""
     if not callable(fn):
         raise TypeError(f"extraction filter {name!r} must be a function of a response")
+    modes = (modes,) if isinstance(modes, str) else modes
     return FILTERS.register(name, ExtractionFilter(fn, describe(fn) if description is None else description,
                                                    frozenset(modes)))
 
