@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import threading
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Callable, Generic, Iterator, Optional, TypeVar
@@ -73,6 +74,9 @@ class Registry(Generic[T]):
         self._items: dict[str, T] = {}
         self._entries: dict[str, RegistryEntry] = {}
         self._plugins_loaded = entry_point_group is None
+        self._plugins_loading = False
+        # dbt runs models on several threads: one loads the plugins, the others wait for it to finish
+        self._plugins_lock = threading.RLock()
 
     def register(self, name: str, item: T, *, description: Optional[str] = None, origin: Optional[str] = None) -> T:
         """Store `item` under `name`; a name registered already is a RegistryError (nothing is replaced)."""
@@ -97,7 +101,17 @@ class Registry(Generic[T]):
     def _load_plugins(self) -> None:
         if self._plugins_loaded:
             return
-        self._plugins_loaded = True  # before loading: a plugin module may look this registry up
+        with self._plugins_lock:
+            if self._plugins_loaded or self._plugins_loading:  # loaded meanwhile, or a plugin looking us up
+                return
+            self._plugins_loading = True
+            try:
+                self._load_entry_points()
+            finally:
+                self._plugins_loading = False
+                self._plugins_loaded = True
+
+    def _load_entry_points(self) -> None:
         for ep in sorted(metadata.entry_points(group=self.entry_point_group), key=lambda e: e.name):
             where = f"entry point {ep.name!r} = {ep.value!r} of group {self.entry_point_group!r}"
             dist = getattr(ep, "dist", None)

@@ -92,7 +92,7 @@ def _add_toys(project: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(seed.read_text(encoding="utf-8"))))
     toy_rows = [{**r, "template_id": TOY_NL_TEMPLATE_ID} for r in rows if r["template_id"] == "1"]
     with seed.open("a", encoding="utf-8", newline="") as f:
-        csv.DictWriter(f, fieldnames=list(rows[0])).writerows(toy_rows)
+        csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n").writerows(toy_rows)  # as the file ends its lines
     (project / FORMAT_MODULE).write_text(TOY_FORMAT, encoding="utf-8")
     (project / BACKEND_MODULE).write_text(TOY_BACKEND, encoding="utf-8")
     with (project / METRICS_MODULE).open("a", encoding="utf-8") as f:
