@@ -1,6 +1,7 @@
 """Inference modes: how a model is asked (prompt, version, turns) and how its answer is read back.
 
-A mode is one `InferenceMode` registered under its name (`register_mode`); an `eval_models` entry
+A mode is one `InferenceMode` registered under its name (`register_mode`, or a plugin's `hctqa.modes`
+entry point naming an InferenceMode; a name registered already is an error); an `eval_models` entry
 lists the modes it runs (`modes: [direct, ...]`, default `[direct]`). A mode supplies
 
 - `build_messages(table_text, table_format, question, system_role)`: the first turn's chat messages,
@@ -24,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from generator_py.registry import Registry
+
 from .backends.base import CAPABILITIES, REQUEST_KINDS
 from .prompts import PROMPT_VERSION, build_messages
 
@@ -43,6 +46,7 @@ class InferenceMode:
     needs: frozenset[str] = field(default_factory=frozenset)
     runs_code: bool = False
     answer_source: str = "response"
+    description: str = ""  # one line, for listings
 
     @property
     def multi_turn(self) -> bool:
@@ -54,14 +58,15 @@ class InferenceMode:
 
 
 ANSWER_SOURCES = ("response", "execution")
-_MODES: dict[str, InferenceMode] = {}
 
 
-def register_mode(mode: InferenceMode) -> InferenceMode:
-    """Add (or replace) a mode under its name, after checking it is complete."""
+def _checked(name: str, mode: InferenceMode) -> InferenceMode:
+    """A mode as the registry stores it: complete, registered under its own name."""
+    if not isinstance(mode, InferenceMode):
+        raise ValueError(f"inference mode {name!r} must be an InferenceMode, got {type(mode).__name__}")
     where = f"inference mode {mode.name!r}"
-    if not isinstance(mode.name, str) or not mode.name:
-        raise ValueError(f"inference mode name must be a non-empty string, got {mode.name!r}")
+    if mode.name != name:
+        raise ValueError(f"{where}: registered as {name!r}")
     if not mode.prompt_version:
         raise ValueError(f"{where}: prompt_version is empty (it names the wording in every cache key)")
     if not callable(mode.build_messages):
@@ -81,22 +86,28 @@ def register_mode(mode: InferenceMode) -> InferenceMode:
     unknown = set(mode.needs) - CAPABILITIES
     if unknown:
         raise ValueError(f"{where}: unknown capabilities {sorted(unknown)}; known: {', '.join(sorted(CAPABILITIES))}")
-    _MODES[mode.name] = mode
     return mode
 
 
+MODES: Registry[InferenceMode] = Registry("inference mode", entry_point_group="hctqa.modes", prepare=_checked)
+
+
+def register_mode(mode: InferenceMode, description: Optional[str] = None) -> InferenceMode:
+    """Add a mode under its name, after checking it is complete (a name registered already is an error)."""
+    return MODES.register(getattr(mode, "name", ""), mode, description=description)
+
+
 def mode_names() -> list[str]:
-    return sorted(_MODES)
+    return list(MODES.names())
 
 
 def get_mode(name: str) -> InferenceMode:
-    if name not in _MODES:
-        raise ValueError(f"unknown inference mode {name!r}; known modes: {', '.join(mode_names())}")
-    return _MODES[name]
+    return MODES.get(name)
 
 
 DIRECT = register_mode(InferenceMode(
     name="direct", prompt_version=PROMPT_VERSION, build_messages=build_messages, extraction="direct",
+    description="zero-shot: the table and the question, the answer read as given",
 ))
 
 from . import modes  # noqa: E402,F401  (registers tcot, pot, icot; they import this module)

@@ -40,7 +40,6 @@ from .store import PredictionStore
 JUDGE_METRIC = "judge"
 DEFAULT_JUDGE_NAME = "judge"
 NOT_FOR_A_JUDGE = ("formats", "sources", "sample", "modes")
-PARAM_BACKENDS = ("openai", "vllm", "llamacpp")  # those whose params are resolved against the defaults
 UNPARSABLE = "unparsable_verdict"
 
 JUDGEMENT_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode", "judge_key", "judge_name",
@@ -117,7 +116,7 @@ def judge(spec: ModelSpec | None, judged: pd.DataFrame, store_path: str | Path, 
     store lacks; the backend is started only then."""
     if spec is None or len(judged) == 0:
         return empty_judgements()
-    params = resolve_params(spec.params) if spec.backend in PARAM_BACKENDS else dict(spec.params)
+    params = resolve_params(spec.params) if base.backend_class(spec.backend).speaks_openai else dict(spec.params)
     rows = judged.to_dict("records")
     requests = [judge_request(spec, params, row) for row in rows]
     unique = list({r.cache_key: r for r in requests}.values())

@@ -4,7 +4,8 @@ A scoring mode (:mod:`evaluation_py.scoring`) reads a response and a ground trut
 :class:`Match`: how many distinct values each side holds and how many of them the other side
 matches. A metric is a function of that match, registered by name; ``eval_scores`` holds one
 row per prediction, scoring mode and registered metric, and every summary, breakdown, plot
-and regression takes any registered metric. Adding a metric is one :func:`register` call.
+and regression takes any registered metric. Adding a metric is one :func:`register` call (or a plugin's
+``hctqa.metrics`` entry point naming a :class:`Metric`); a name registered already is an error.
 
 The four metrics of HCT-QA are registered here: ``precision``, ``recall``, ``f1`` and ``cc``
 (complete containment: 1 when every ground-truth value is matched, else 0), then TReB's:
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
+
+from generator_py.registry import Registry, RegistryError
 
 from . import text_metrics
 
@@ -52,7 +55,24 @@ class Metric:
 READS = ("match", "text", "verdict")
 
 
-_REGISTRY: dict[str, Metric] = {}
+def _checked(name: str, metric: Metric) -> Metric:
+    if not isinstance(metric, Metric):
+        raise ValueError(f"metric {name!r} must be a Metric, got {type(metric).__name__}")
+    if not name.isidentifier() or metric.name != name:
+        raise ValueError(f"metric name {name!r} must be an identifier (it names rows and columns) and the "
+                         f"Metric's own name (got {metric.name!r})")
+    if metric.reads not in READS:
+        raise ValueError(f"metric {name!r}: reads {metric.reads!r} must be one of {', '.join(READS)}")
+    if metric.reads == "verdict":
+        if metric.score is not None:
+            raise TypeError(f"metric {name!r}: a verdict metric has no score function (its values are given)")
+    elif not callable(metric.score):
+        what = "a Match" if metric.reads == "match" else "an answer text and a ground-truth text"
+        raise TypeError(f"metric {name!r}: score must be a function of {what}, got {type(metric.score).__name__}")
+    return metric
+
+
+METRICS: Registry[Metric] = Registry("metric", entry_point_group="hctqa.metrics", prepare=_checked)
 
 
 def register(name: str, score: Callable[..., float] | None, description: str, binary: bool = False,
@@ -62,48 +82,32 @@ def register(name: str, score: Callable[..., float] | None, description: str, bi
     ``reads`` says what ``score`` takes (module doc): a Match, the two texts, or nothing (``verdict``:
     ``score`` is None and the values are given to :func:`evaluation_py.scoring.scores_table`)."""
     if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"metric name {name!r} must be an identifier (it names rows and columns)")
-    if name in _REGISTRY:
-        raise ValueError(f"metric {name!r} is already registered")
-    if reads not in READS:
-        raise ValueError(f"metric {name!r}: reads {reads!r} must be one of {', '.join(READS)}")
-    if reads == "verdict":
-        if score is not None:
-            raise TypeError(f"metric {name!r}: a verdict metric has no score function (its values are given)")
-    elif not callable(score):
-        what = "a Match" if reads == "match" else "an answer text and a ground-truth text"
-        raise TypeError(f"metric {name!r}: score must be a function of {what}, got {type(score).__name__}")
-    metric = _REGISTRY[name] = Metric(name, score, description, binary, reads)
-    return metric
+        raise RegistryError(f"metric name {name!r} must be an identifier (it names rows and columns)")
+    return METRICS.register(name, Metric(name, score, description, binary, reads))
 
 
 def unregister(name: str) -> None:
     """Remove a registered metric (tests register toy ones and take them away)."""
-    if name not in _REGISTRY:
-        raise KeyError(f"metric {name!r} is not registered (registered: {', '.join(_REGISTRY)})")
-    del _REGISTRY[name]
+    METRICS.unregister(name)
 
 
 def names() -> tuple[str, ...]:
     """The registered metrics, in registration order (the order of every table)."""
-    return tuple(_REGISTRY)
+    return METRICS.names()
 
 
 def scored_names() -> tuple[str, ...]:
     """The metrics scoring computes for every prediction (``match`` and ``text`` ones), in order."""
-    return tuple(n for n, m in _REGISTRY.items() if m.reads != "verdict")
+    return tuple(m.name for m in METRICS if m.reads != "verdict")
 
 
 def verdict_names() -> tuple[str, ...]:
     """The metrics whose values come from outside (a judge), in order."""
-    return tuple(n for n, m in _REGISTRY.items() if m.reads == "verdict")
+    return tuple(m.name for m in METRICS if m.reads == "verdict")
 
 
 def get(name: str) -> Metric:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown metric {name!r}; registered: {', '.join(_REGISTRY)}") from None
+    return METRICS.get(name)
 
 
 def is_binary(name: str) -> bool:

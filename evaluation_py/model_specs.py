@@ -15,8 +15,6 @@ from .redaction import redact_entry, scrub
 # The formats an entry may ask for: the text renderings, and the table's PNG (for backends with `images`).
 ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 
-# Backends that answer without a model id of their own.
-MODEL_FREE_BACKENDS = {"oracle", "header_match", "replay"}
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns", "variants"})
@@ -99,15 +97,16 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         if name in names:
             raise ValueError(f"{where}: model name {name!r} is used twice")
         names.add(name)
-        if backend_name not in base.backend_names():
-            raise ValueError(f"{where}: unknown backend {backend_name!r}; known backends: {', '.join(base.backend_names())}")
-        cls = base.backend_class(backend_name)
+        try:
+            cls = base.backend_class(backend_name)
+        except LookupError as e:
+            raise ValueError(f"{where}: {e}") from None
         known = COMMON_KEYS | cls.entry_keys
         for key in entry:
             if key not in known:
                 raise ValueError(f"{where}: {unknown_key_error(str(key), backend_name, known)}")
         model = (entry.get("model") or cls.default_model
-                 or (backend_name if backend_name in MODEL_FREE_BACKENDS else None))
+                 or (None if cls.needs_model else backend_name))
         if not model:
             raise ValueError(f"{where}: backend {backend_name!r} needs a model id (key `model`)")
         formats = entry.get("formats", ["html"])

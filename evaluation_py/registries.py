@@ -1,100 +1,66 @@
-"""Every registry a user can list (`hctqa list KIND`): name, one-line description, where it comes from.
+"""Every registry of the project by kind: what `hctqa list KIND`, the catalog relation
+(`int_registry_catalog`) and plugins (entry point group `hctqa.<kind>`) see.
 
-A read-only view over the registries the project keeps: question families, table formats, inference
-modes, backends, metrics and answer-extraction filters.
+Each registry is a `generator_py.registry.Registry`; the question families and the table formats live in
+generator_py (generation uses them), the rest here. Importing this module imports every built-in
+registration; a registry loads its plugins on its first lookup or listing.
 """
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+import json
+from typing import Any
 
+from generator_py.questions.families import ALL_FAMILIES
+from generator_py.registry import Registry
+from generator_py.render.registry import FORMATS
 
-@dataclass(frozen=True)
-class RegistryEntry:
-    name: str
-    description: str
-    origin: str
+from .choice import requests as _choice_requests  # noqa: F401  (registers the choice mode, its filter)
+from .backends import BACKENDS
+from .extraction import FILTERS
+from .inference_modes import MODES
+from .metrics import METRICS
 
-
-def _first_line(obj: Any) -> str:
-    doc = inspect.getdoc(obj) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
-
-
-def _origin(obj: Any) -> str:
-    return getattr(obj, "__module__", None) or type(obj).__module__
-
-
-class RegistryView:
-    def __init__(self, entries: Callable[[], Iterable[RegistryEntry]]):
-        self._entries = entries
-
-    def listing(self) -> list[RegistryEntry]:
-        return sorted(self._entries(), key=lambda e: e.name)
-
-    def names(self) -> list[str]:
-        return [e.name for e in self.listing()]
-
-
-def _families():
-    from generator_py.questions.families import ALL_FAMILIES
-
-    for f in ALL_FAMILIES:
-        yield RegistryEntry(f.family_id, _first_line(type(f)), _origin(type(f)))
-
-
-def _formats():
-    from generator_py.render.registry import format_names, get_format
-
-    for name in format_names():
-        fmt = get_format(name)
-        kind = "text" if fmt.is_text else "image"
-        yield RegistryEntry(name, f"{fmt.display_name} ({kind})", _origin(fmt.render))
-
-
-def _modes():
-    from evaluation_py.inference_modes import get_mode, mode_names
-
-    for name in mode_names():
-        mode = get_mode(name)
-        turns = f"up to {mode.max_turns} turns" if mode.multi_turn else "one turn"
-        code = ", runs code in the sandbox" if mode.runs_code else ""
-        yield RegistryEntry(name, f"prompt {mode.prompt_version}, {turns}, extraction {mode.extraction}{code}",
-                            _origin(mode.build_messages))
-
-
-def _backends():
-    import evaluation_py.backends  # noqa: F401  (fills the backend registry)
-    from evaluation_py.backends.base import backend_class, backend_names
-
-    for name in backend_names():
-        cls = backend_class(name)
-        yield RegistryEntry(name, _first_line(cls), _origin(cls))
-
-
-def _metrics():
-    from evaluation_py import metrics
-
-    for name in metrics.names():
-        m = metrics.get(name)
-        yield RegistryEntry(name, m.description, _origin(m.score) if m.score is not None else metrics.__name__)
-
-
-def _filters():
-    from evaluation_py import extraction
-    import evaluation_py.inference_modes  # noqa: F401  (modes register their filters)
-
-    for name in extraction.filter_names():
-        fn = extraction._FILTERS[name]
-        yield RegistryEntry(name, _first_line(fn), _origin(fn))
-
-
-REGISTRIES: dict[str, RegistryView] = {
-    "families": RegistryView(_families),
-    "formats": RegistryView(_formats),
-    "modes": RegistryView(_modes),
-    "backends": RegistryView(_backends),
-    "metrics": RegistryView(_metrics),
-    "filters": RegistryView(_filters),
+REGISTRIES: dict[str, Registry] = {
+    "families": ALL_FAMILIES,
+    "formats": FORMATS,
+    "modes": MODES,
+    "backends": BACKENDS,
+    "metrics": METRICS,
+    "filters": FILTERS,
 }
+
+CATALOG_COLUMNS = ("kind", "name", "description", "origin", "attributes")
+
+
+def _family(f) -> dict[str, Any]:
+    return {"suite": f.suite, "kind": f.kind, "answer_type": f.answer_type, "template_id": f.template_id,
+            "nl_template_id": f.nl.template_id, "variants": f.variants}
+
+
+def _backend(cls) -> dict[str, Any]:
+    return {"needs_model": cls.needs_model, "speaks_openai": cls.speaks_openai, "is_reference": cls.is_reference,
+            "capabilities": sorted(cls.capabilities), "benchmark_fields": list(cls.benchmark_fields)}
+
+
+ATTRIBUTES = {
+    "families": _family,
+    "formats": lambda f: {"display_name": f.display_name, "is_text": f.is_text},
+    "modes": lambda m: {"kind": m.kind, "max_turns": m.max_turns, "extraction": m.extraction,
+                        "runs_code": m.runs_code, "answer_source": m.answer_source,
+                        "needs": sorted(m.required_capabilities())},
+    "backends": _backend,
+    "metrics": lambda m: {"reads": m.reads, "binary": m.binary},
+    "filters": lambda f: {"modes": sorted(f.modes)},
+}
+
+
+def catalog_rows() -> list[tuple[str, str, str, str, str]]:
+    """One row per registered thing (CATALOG_COLUMNS), kinds in REGISTRIES order and each in registration
+    order; `attributes`: a JSON object of what callers branch on."""
+    rows = []
+    for kind, registry in REGISTRIES.items():
+        for entry in registry.listing():
+            attrs = ATTRIBUTES[kind](registry.get(entry.name))
+            rows.append((kind, entry.name, entry.description, entry.origin,
+                         json.dumps(attrs, sort_keys=True, separators=(",", ":"))))
+    return rows

@@ -58,7 +58,7 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     the naming families hide part of their table) shows it instead of its table's rendering.
     """
     chosen = select_questions(spec, questions, seed)
-    params = resolve_params(spec.params) if spec.backend in ("openai", "vllm", "llamacpp") else dict(spec.params)
+    params = resolve_params(spec.params) if backend_class(spec.backend).speaks_openai else dict(spec.params)
     reads = backend_class(spec.backend).benchmark_fields
     if reads and benchmark is None:
         benchmark = BenchmarkLookup(questions, tables)

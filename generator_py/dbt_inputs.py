@@ -89,7 +89,9 @@ def variety_var(raw) -> str:
 def question_suites_var(raw) -> tuple[str, ...]:
     """var question_suites: the question suites of the build (`hctqa`: Table III; `treb`: TReB's computation
     and naming families); default `[hctqa]`."""
-    from .questions.families import DEFAULT_SUITES, SUITES
+    from .questions.families import DEFAULT_SUITES, suite_names
+
+    suites = suite_names()
 
     value = parse_config(raw)
     if value is None:
@@ -97,9 +99,9 @@ def question_suites_var(raw) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if (not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value)
-            or set(value) - set(SUITES)):
-        raise ValueError(f"var question_suites must be a non-empty list of {sorted(SUITES)}, got {value!r}")
-    return tuple(n for n in SUITES if n in value)
+            or set(value) - set(suites)):
+        raise ValueError(f"var question_suites must be a non-empty list of {sorted(suites)}, got {value!r}")
+    return tuple(n for n in suites if n in value)
 
 
 def scale_options(replicas, domains) -> dict:

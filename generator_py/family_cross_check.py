@@ -1,16 +1,19 @@
 """A second, independent computation of the answers of the families that compute their own (suite `treb`,
 questions/families/computed.py): numpy on the relational rows as DuckDB holds them (int_relational_rows, read by
 generator_py.relational.relational_rows), and the caption and header texts of the table grid (int_table_grid),
-never the generator's exact arithmetic or its table model. Each answer is recomputed from the question's spec alone and printed with
-format_number, the one number format of the ground truth."""
+never the generator's exact arithmetic, its row tuples or its table model. Each answer is recomputed from the
+question's spec alone by its family's `cross_check` (declared beside the family) and printed with format_number,
+the one number format of the ground truth."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 import pandas as pd
 
-from .formatting import format_number
+from .questions.families import ALL_FAMILIES
 from .relational import relational_rows
 
 CHECK_COLUMNS = ("question_id", "table_id", "family", "generator_answer", "check_answer", "agrees")
@@ -54,38 +57,14 @@ def relational_columns(rows: pd.DataFrame) -> dict[str, Columns]:
             for tid, t in relational_rows(rows).items()}
 
 
-_NUMPY_AGG = {"sum": np.sum, "avg": np.mean, "min": np.min, "max": np.max}
+@dataclass(frozen=True)
+class CheckedTable:
+    """What a family's `cross_check` reads of one table: its relational columns (None for a table without
+    relational rows), its caption and its grid's text by (grid_row, grid_col)."""
 
-
-def check_value(spec: dict, t: Columns) -> float:
-    """The numeric answer of a computed spec, by numpy."""
-    c = spec["computation"]
-    if c == "stddev_samp":
-        return float(np.std(t.values(spec["filters"]), ddof=1))
-    if c == "median":
-        return float(np.median(t.values(spec["filters"])))
-    if c == "pct_change":
-        a, b = t.single(spec["first"]), t.single(spec["second"])
-        return (b - a) / a * 100.0
-    if c == "ratio":
-        fn = _NUMPY_AGG[spec["function"]]
-        return float(fn(t.values(spec["first"]))) / float(fn(t.values(spec["second"])))
-    if c == "correlation":
-        # two rows pair their cells by column path, two columns by row path (NULL labels pair alike)
-        keys = t.col_attributes if spec["paired_by"] == "col" else t.row_attributes
-        a, b = t.series(spec["first"], keys), t.series(spec["second"], keys)
-        shared = [k for k in a if k in b]
-        return float(np.corrcoef([a[k] for k in shared], [b[k] for k in shared])[0, 1])
-    raise ValueError(f"unknown computation {c!r} in a question spec")
-
-
-def check_answer(spec: dict, t: Columns | None, caption: str | None, header_text: dict) -> str:
-    c = spec["computation"]
-    if c == "title":
-        return caption or ""
-    if c == "header":
-        return header_text.get((spec["grid_row"], spec["grid_col"]), "")
-    return format_number(check_value(spec, t))
+    columns: Optional[Columns]
+    caption: Optional[str]
+    header_text: dict
 
 
 def family_cross_check(questions: pd.DataFrame, rows: pd.DataFrame, grid: pd.DataFrame) -> pd.DataFrame:
@@ -101,6 +80,7 @@ def family_cross_check(questions: pd.DataFrame, rows: pd.DataFrame, grid: pd.Dat
     for q in questions.sort_values("question_id").itertuples(index=False):
         spec = json.loads(q.spec_json)
         mine = json.loads(q.py_answer_json)[0][0]
-        theirs = check_answer(spec, tables.get(q.table_id), captions.get(q.table_id), headers.get(q.table_id, {}))
+        table = CheckedTable(tables.get(q.table_id), captions.get(q.table_id), headers.get(q.table_id, {}))
+        theirs = ALL_FAMILIES.get(q.family).cross_check(spec, table)
         out.append((q.question_id, q.table_id, q.family, mine, theirs, mine == theirs))
     return pd.DataFrame(out, columns=list(CHECK_COLUMNS))

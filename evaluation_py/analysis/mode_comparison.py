@@ -17,8 +17,22 @@ from evaluation_py.scoring import mean_scores
 from .selection import PRIMARY, select_scores
 
 REAL_FAMILY = "real"  # the family of questions of the HCT-QA release (benchmark_questions.family is NULL)
-CODE_MODES = ("pot", "icot")
-TEXT_MODES = ("direct", "tcot")
+
+
+def code_modes() -> tuple[str, ...]:
+    """The registered modes whose programs run in the sandbox (`runs_code`: pot, icot)."""
+    from evaluation_py.inference_modes import MODES
+
+    return tuple(m.name for m in MODES if m.kind == "generate" and m.runs_code)
+
+
+def text_modes() -> tuple[str, ...]:
+    """The registered modes that answer in text alone (direct, tcot), the baselines of the code modes."""
+    from evaluation_py.inference_modes import MODES
+
+    return tuple(m.name for m in MODES if m.kind == "generate" and not m.runs_code)
+
+
 FAMILY_COLUMNS = ["model_name", "inference_mode", "scoring_mode", "family", "metric", "value", "n", "n_left_out"]
 GAIN_COLUMNS = ["model_name", "scoring_mode", "family", "metric", "inference_mode", "baseline_mode", "value",
                 "baseline_value", "gain", "n", "baseline_n"]
@@ -57,8 +71,8 @@ def mode_gains(by_family: pd.DataFrame) -> pd.DataFrame:
     the model ran both (its questions are the same in every mode: one seeded sample per entry)."""
     keys = ["model_name", "scoring_mode", "family", "metric"]
     rows = []
-    for mode in CODE_MODES:
-        for base in TEXT_MODES:
+    for mode in code_modes():
+        for base in text_modes():
             a = by_family[by_family["inference_mode"] == mode]
             b = by_family[by_family["inference_mode"] == base]
             m = a.merge(b, on=keys, suffixes=("", "_base"))

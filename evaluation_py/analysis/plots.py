@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .composition import NONE, OTHER
-from .schema import (ORACLE_BACKEND, POOLED, QUESTION_PROPERTY_LABELS, TABLE_MAIN_PROPERTIES, property_label,
+from .schema import (POOLED, QUESTION_PROPERTY_LABELS, TABLE_MAIN_PROPERTIES, property_label, reference_backends,
                      template_label)
 
 DPI = 100
@@ -280,7 +280,7 @@ def plot_verbosity_recall(verbosity: pd.DataFrame, out_dir, scoring_mode: str = 
     df = df.set_index("model_name").reindex(models)
     ax = fig.add_subplot(1, 1, 1)
     x, y = df["mean_values_given"].to_numpy(float), df[metric].to_numpy(float)
-    oracle = (df["backend"] == ORACLE_BACKEND).fillna(False).to_numpy(bool) if "backend" in df.columns \
+    oracle = df["backend"].isin(reference_backends()).fillna(False).to_numpy(bool) if "backend" in df.columns \
         else np.zeros(len(df), dtype=bool)
     ax.scatter(x[~oracle], y[~oracle], color="tab:blue", zorder=3, label="model under test")
     if oracle.any():

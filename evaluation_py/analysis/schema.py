@@ -15,9 +15,12 @@ from generator_py.release.properties import (  # TABLE_PROPERTY_COLUMNS re-expor
 
 POOLED: str = "__pooled__"
 
-# The backend that answers with the ground truth (registered in evaluation_py/backends/oracle_backend.py):
-# a check of the whole chain, not a model under test, so it enters no fit across or within models.
-ORACLE_BACKEND: str = "oracle"
+def reference_backends() -> tuple[str, ...]:
+    """The backends that answer with the ground truth (`Backend.is_reference`: the oracle): a check of the
+    whole chain, not a model under test, so they enter no fit across or within models."""
+    from ..backends import BACKENDS  # late: the backends load their clients
+
+    return tuple(name for name, cls in BACKENDS.items() if cls.is_reference)
 
 
 # Parent flag -> its children (a child implies its parent).

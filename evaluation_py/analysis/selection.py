@@ -10,7 +10,7 @@ import pandas as pd
 from evaluation_py.extraction import DEFAULT_INFERENCE_MODE
 from evaluation_py.scoring import mean_scores
 
-from .schema import ORACLE_BACKEND
+from .schema import reference_backends
 
 PRIMARY = "primary"
 
@@ -89,10 +89,10 @@ def select_scores(
 
 
 def is_oracle(scores: pd.DataFrame) -> np.ndarray:
-    """Rows answered by the oracle backend (the ground truth itself)."""
+    """Rows answered by a reference backend (the oracle: the ground truth itself)."""
     if "backend" not in scores.columns:
         return np.zeros(len(scores), dtype=bool)
-    return (scores["backend"] == ORACLE_BACKEND).fillna(False).to_numpy(dtype=bool)
+    return scores["backend"].isin(reference_backends()).fillna(False).to_numpy(dtype=bool)
 
 
 def models_under_test(scores: pd.DataFrame) -> pd.DataFrame:

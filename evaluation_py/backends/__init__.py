@@ -1,15 +1,17 @@
-"""Inference backends. Importing this package fills the registry (`get_backend(name, config)`)."""
+"""Inference backends. Importing this package fills the registry (`BACKENDS`, `get_backend(name, config)`):
+every module of the package named `*_backend` is imported and registers its class (`@register(name)`), so a
+new backend is one module; plugins add theirs through the `hctqa.backends` entry point group."""
 from __future__ import annotations
 
-from importlib.util import find_spec
+import importlib
+import pkgutil
 
-from .base import (CAPABILITIES, Backend, Prediction, PredictionRequest, backend_class, backend_names, get_backend,
-                   make_cache_key, register)
+from .base import (BACKENDS, CAPABILITIES, Backend, Prediction, PredictionRequest, backend_class, backend_names,
+                   get_backend, make_cache_key, register)
 from .benchmark import BenchmarkLookup
-from . import llamacpp_backend, openai_backend, oracle_backend, replay_backend, vllm_backend  # noqa: F401  (register)
 
-# The header-match baseline lives in its own module, written separately; register it when present.
-if find_spec(__name__ + ".header_match_backend") is not None:
-    from . import header_match_backend  # noqa: F401
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.endswith("_backend")):
+    importlib.import_module(f"{__name__}.{_module}")
 
-__all__ = ["CAPABILITIES", "Backend", "BenchmarkLookup", "Prediction", "PredictionRequest", "backend_class", "backend_names", "get_backend", "make_cache_key", "register"]
+__all__ = ["BACKENDS", "CAPABILITIES", "Backend", "BenchmarkLookup", "Prediction", "PredictionRequest", "backend_class",
+           "backend_names", "get_backend", "make_cache_key", "register"]

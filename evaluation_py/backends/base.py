@@ -7,6 +7,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from generator_py.registry import Registry
+
 from .benchmark import BenchmarkLookup
 from ..image_prompts import key_messages
 
@@ -99,7 +101,12 @@ class Backend(ABC):
       (`BenchmarkLookup.FIELDS`: `answer_gt`, `question`, `table_html`, `question_id`); a backend
       naming any but the request's own `question_id` is constructed with the lookup (`get_backend(..., benchmark=)`) and what it reads
       enters each request's cache key;
-    - `capabilities`: what it can serve beyond one text turn (`CAPABILITIES`).
+    - `capabilities`: what it can serve beyond one text turn (`CAPABILITIES`);
+    - `needs_model`: an entry must name a model id (False: it answers without one, and its model id is
+      the backend's name);
+    - `speaks_openai`: its `params` are OpenAI-style decoding parameters, resolved against the defaults
+      (backends.params);
+    - `is_reference`: it answers from the ground truth (a check of the chain, left out of every fit).
     """
 
     name: str = ""
@@ -109,6 +116,9 @@ class Backend(ABC):
     capabilities: frozenset[str] = frozenset()
     default_model: Optional[str] = None  # the model when an entry names none (None: it must name one)
     default_system_role: bool = True  # `system_role` when an entry does not set it
+    needs_model: bool = True
+    speaks_openai: bool = False
+    is_reference: bool = False
 
     def __init__(self, config: dict[str, Any], benchmark: Optional[BenchmarkLookup] = None):
         self.config = config
@@ -132,26 +142,33 @@ class Backend(ABC):
         pass
 
 
-_REGISTRY: dict[str, type[Backend]] = {}
+def _checked(name: str, cls: type[Backend]) -> type[Backend]:
+    if not isinstance(cls, type) or not issubclass(cls, Backend):
+        raise ValueError(f"backend {name!r} must be a Backend subclass, got {cls!r}")
+    unknown = set(cls.capabilities) - CAPABILITIES
+    if unknown:
+        raise ValueError(f"backend {name!r}: unknown capabilities {sorted(unknown)}; known: {', '.join(sorted(CAPABILITIES))}")
+    cls.name = name
+    return cls
+
+
+BACKENDS: Registry[type[Backend]] = Registry("backend", entry_point_group="hctqa.backends", prepare=_checked)
 
 
 def register(name: str) -> Callable[[type[Backend]], type[Backend]]:
+    """Class decorator: register a Backend subclass under `name` (a name registered already is an error)."""
     def deco(cls: type[Backend]) -> type[Backend]:
-        cls.name = name
-        _REGISTRY[name] = cls
-        return cls
+        return BACKENDS.register(name, cls, origin=cls.__module__)
 
     return deco
 
 
 def backend_names() -> list[str]:
-    return sorted(_REGISTRY)
+    return list(BACKENDS.names())
 
 
 def backend_class(name: str) -> type[Backend]:
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown backend {name!r}; known backends: {', '.join(backend_names())}")
-    return _REGISTRY[name]
+    return BACKENDS.get(name)
 
 
 def get_backend(name: str, config: dict[str, Any], benchmark: Optional[BenchmarkLookup] = None) -> Backend:

@@ -12,6 +12,8 @@ from typing import Iterable
 
 import pandas as pd
 
+from generator_py.render.registry import format_names
+
 
 class BenchmarkLookup:
     """question_id -> question text and gt (and its table); table_id -> the table's HTML."""
@@ -30,7 +32,7 @@ class BenchmarkLookup:
         # The text renderings a pot / icot program gets (evaluation_py.modes.execution).
         self._texts: dict[str, dict[str, str]] = {}
         if tables is not None:
-            for name in ("html", "markdown", "csv"):
+            for name in format_names(text_only=True):
                 if name in tables:
                     for table_id, text in zip(tables["table_id"].tolist(), tables[name].tolist()):
                         self._texts.setdefault(table_id, {})[name] = text
@@ -62,7 +64,7 @@ class BenchmarkLookup:
         return self._html.get(table_id, "")
 
     def table_texts(self, table_id: str) -> dict[str, str]:
-        """The table's text renderings by format (html, markdown, csv); KeyError for an unknown table."""
+        """The table's text renderings by registered text format; KeyError for an unknown table."""
         if table_id not in self._texts:
             raise KeyError(f"benchmark lookup: table {table_id!r} has no renderings (not in benchmark_tables)")
         return self._texts[table_id]

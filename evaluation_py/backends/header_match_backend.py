@@ -15,6 +15,9 @@ from evaluation_py.baselines.header_match import NO_ANSWER, answer_question
 
 @register("header_match")
 class HeaderMatchBackend(Backend):
+    """Baseline without a model: answers with the table cells whose headers the question names."""
+
+    needs_model = False
     benchmark_fields = ("question", "table_html")  # read instead of the messages
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:

@@ -114,11 +114,14 @@ def _settings(config: dict[str, Any]) -> dict[str, Any]:
 
 @register("llamacpp")
 class LlamaCppBackend(Backend):
+    """A GGUF model served by a local llama.cpp server, asked through the openai client."""
+
     # its own keys, and those it hands to the openai client it sends through (params is a common key)
     entry_keys = (frozenset({"n_ctx", "n_threads", "chat_format", "startup_timeout_s", "server_log"})
                   | (frozenset(_CLIENT_KEYS) - {"params"}))
     default_model = PACKAGED_MODEL
     capabilities = frozenset({"logprobs", "multi_turn"})  # those of the openai client it sends through
+    speaks_openai = True
     default_system_role = False
 
     @classmethod

@@ -164,12 +164,15 @@ def base_urls(config: dict[str, Any]) -> list[str]:
 
 @register("openai")
 class OpenAIBackend(Backend):
+    """Any OpenAI-compatible chat completions endpoint, over HTTP with the openai client."""
+
     entry_keys = frozenset({"base_url", "base_url_env", "api_key_env", "revision", "seed"}
                            | {k for k, _, _ in _NUMERIC_KEYS})
     # Where and how requests travel does not change answers; `seed` only draws the backoff jitter.
     answer_keys = frozenset({"revision"})
     # chat messages of any length; first-token logprobs; image content parts (base64 data URLs)
     capabilities = frozenset({"logprobs", "multi_turn", "images"})
+    speaks_openai = True
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:

@@ -22,8 +22,12 @@ def gt_to_answer(answer_gt: str) -> str:
 
 @register("oracle")
 class OracleBackend(Backend):
+    """Answers with the ground truth: a check of the whole chain (scores 1 where the chain is sound)."""
+
     benchmark_fields = ("answer_gt",)  # a corrected ground truth is a new answer
     capabilities = frozenset({"images"})  # it answers from the gt, so image requests check the chain too
+    needs_model = False
+    is_reference = True
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         for r in requests:

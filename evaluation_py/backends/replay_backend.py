@@ -187,10 +187,13 @@ def check_against_benchmark(responses: ResponsesFile, questions: Any, model_name
 
 @register("replay")
 class ReplayBackend(Backend):
+    """Replays recorded responses from a JSONL file (another harness's outputs)."""
+
     entry_keys = frozenset({"path"})
     answer_keys = frozenset()  # the file's content, not its path, decides the answers
     benchmark_fields = ("question_id",)  # answers are looked up by id, not by prompt
     capabilities = frozenset({"multi_turn"})  # a transcript's replies, turn by turn
+    needs_model = False
 
     @classmethod
     def check_entry(cls, config: dict[str, Any]) -> None:

@@ -59,6 +59,8 @@ def _first_token_logprobs(completion: Any) -> str | None:
 
 @register("vllm")
 class VLLMBackend(Backend):
+    """A model run in-process by the vLLM engine (offline batched generation)."""
+
     entry_keys = frozenset({"tensor_parallel_size", "max_model_len", "gpu_memory_utilization", "enable_prefix_caching",
                             "seed", "dtype", "trust_remote_code", "revision", "limit_mm_per_prompt"})
     # Memory and scheduling settings do not change answers; these do (numerics, sampling, weights).
@@ -66,6 +68,7 @@ class VLLMBackend(Backend):
     # Images go in as OpenAI-style image_url parts (base64 data URLs), which LLM.chat reads for a
     # multimodal model (vLLM "Multimodal Inputs"; a text-only model rejects them with vLLM's own error).
     capabilities = frozenset({"logprobs", "multi_turn", "images"})
+    speaks_openai = True
 
     def __init__(self, config: dict[str, Any]):
         super().__init__(config)

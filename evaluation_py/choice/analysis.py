@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.regression import property_regression
-from ..analysis.schema import ORACLE_BACKEND
+from ..analysis.schema import reference_backends
 
 SCORINGS = ("text", "logprobs")
 CHANCE_BOTH = 0.25
@@ -141,7 +141,7 @@ def property_regressions(preds: pd.DataFrame, tables: pd.DataFrame) -> pd.DataFr
     for scoring in SCORINGS:
         for group, subsets in (("question_items", ("b_tis", "su_tis", "m_tis")), ("probes", PROBE_SUBSETS)):
             sel = items[(items["scoring"] == scoring) & items["subset"].isin(subsets)
-                        & (items["backend"] != ORACLE_BACKEND)]
+                        & ~items["backend"].isin(reference_backends())]
             if sel.empty:
                 continue
             # The regression reads HCT-QA score rows: one binary "cc" row per model x item.

@@ -19,7 +19,7 @@ from generator_py.rng import stable_int
 from ..backends.base import PredictionRequest, backend_class, make_cache_key
 from ..backends.benchmark import BenchmarkLookup
 from ..backends.params import resolve_params
-from ..extraction import filter_names, register_filter
+from ..extraction import register_filter
 from ..inference_modes import InferenceMode, register_mode
 from .letters import letter_from_text
 from ..model_specs import ModelSpec
@@ -27,7 +27,6 @@ from .prompt import CHOICE_PROMPT_VERSION, ORDERS, ShownItem, build_choice_messa
 
 CHOICE_MODE_NAME = "choice"
 TABLE_FORMAT = "csv"
-LLM_BACKENDS = ("openai", "vllm", "llamacpp")  # those whose params are decoding parameters
 # Columns of benchmark_choice_items the requests are built from.
 ITEM_COLUMNS = ("item_id", "subset", "table_id", "other_table_id", "other_table_position", "question", "option_a",
                 "option_b", "correct_option", "content_variant", "table_csv")
@@ -43,10 +42,10 @@ def _choice_letter(response: str) -> str:
     return letter_from_text(response) or ""
 
 
-if "choice_letter" not in filter_names():  # a module imported twice (tests) registers it once
-    register_filter("choice_letter", _choice_letter)
+register_filter("choice_letter", _choice_letter)
 CHOICE_MODE = register_mode(InferenceMode(name=CHOICE_MODE_NAME, prompt_version=CHOICE_PROMPT_VERSION,
-                                          build_messages=_refuse, extraction="choice_letter", kind="choose"))
+                                          build_messages=_refuse, extraction="choice_letter", kind="choose",
+                                          description="two-option items: the letter of the chosen option"))
 
 
 def request_id(item_id: str, order: str) -> str:
@@ -159,7 +158,7 @@ def shown_items(items: pd.DataFrame, tables: pd.DataFrame) -> dict[str, ShownIte
 def choice_params(spec: ModelSpec) -> dict:
     """The decoding parameters of the model's choice requests (what is sent, so in the cache key)."""
     cs = spec.choice_items
-    if spec.backend not in LLM_BACKENDS:
+    if not backend_class(spec.backend).speaks_openai:  # its params are no decoding parameters
         return dict(spec.params)
     extra = {"max_tokens": cs.max_tokens}
     if cs.logprobs:

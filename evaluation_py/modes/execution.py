@@ -21,13 +21,14 @@ from typing import Callable, Optional
 from .. import interrupt
 from ..sandbox import Limits, SandboxPool
 from ..sandbox.bubblewrap import find_bwrap
+from ..sandbox.program import TEXT_INPUTS
 from ..sandbox.result import SANDBOX_NAMES
 
 # Limits of one program, and of each block of an icot session (the CPU limit counts per session).
 MODE_LIMITS = Limits(timeout_s=5.0, cpu_s=10, memory_mb=1024)
 OUTPUT_CAP = 2000  # characters of a run's output kept per block (and shown to an icot model)
 DEFAULT_SANDBOX = "bubblewrap"
-TABLE_INPUTS = ("html", "markdown", "csv")  # the renderings a program gets (df is read from csv)
+TABLE_INPUTS = TEXT_INPUTS  # the renderings a program gets (df is read from csv)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS executions (

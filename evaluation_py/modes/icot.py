@@ -85,4 +85,5 @@ def next_message(transcript: tuple[dict, ...], run_blocks: RunBlocks) -> Optiona
 ICOT = register_mode(InferenceMode(
     name="icot", prompt_version=PROMPT.version, build_messages=partial(build_messages, template=PROMPT),
     extraction="final_answer", max_turns=MAX_TURNS, next_message=next_message, runs_code=True,
+    description="interleaved chain of thought: reasoning turns whose code blocks run in the sandbox",
 ))

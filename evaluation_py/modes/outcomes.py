@@ -89,7 +89,7 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
             for sandbox in sorted({m[1] for m in missing}):
                 require_sandbox(sandbox, f"eval_predictions (pot / icot code of {sandbox!r} entries)")
             tables = load_tables()
-            texts = {t: {c: tables_row[c] for c in ("html", "markdown", "csv") if c in tables.columns}
+            texts = {t: {c: tables_row[c] for c in TABLE_INPUTS if c in tables.columns}
                      for t, tables_row in zip(tables["table_id"], tables.to_dict("records"))}
             with CodeRunner(store_path, texts.__getitem__) as runner:
                 for key, sandbox, table_id, blocks, turns, session, link_key in missing:

@@ -34,4 +34,5 @@ PROMPT = PromptTemplate(
 POT = register_mode(InferenceMode(
     name="pot", prompt_version=PROMPT.version, build_messages=partial(build_messages, template=PROMPT),
     extraction="final_answer", runs_code=True, answer_source="execution",
+    description="program of thought: one program, run in the sandbox; its output is the answer",
 ))

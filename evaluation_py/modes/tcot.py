@@ -27,4 +27,5 @@ PROMPT = PromptTemplate(
 TCOT = register_mode(InferenceMode(
     name="tcot", prompt_version=PROMPT.version, build_messages=partial(build_messages, template=PROMPT),
     extraction="final_answer",
+    description="textual chain of thought: reasoning, then a final answer line",
 ))

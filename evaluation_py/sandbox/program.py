@@ -19,7 +19,9 @@ import sys
 import traceback
 from typing import Optional
 
-INPUT_NAMES = ("html", "markdown", "csv", "df")
+# The text renderings a program gets as variables (the sandbox's own inputs, not every registered format).
+TEXT_INPUTS = ("html", "markdown", "csv")
+INPUT_NAMES = TEXT_INPUTS + ("df",)
 
 # errno values that mean "the sandbox withheld it": no such host path, no network, read-only, denied.
 _VIOLATION_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENETUNREACH, errno.ECONNREFUSED,
@@ -34,7 +36,7 @@ def inputs_from_csv(csv_text: str) -> dict:
     from generator_py.render.registry import render
 
     grid = grid_from_rows([list(row) for row in csv_module.reader(io.StringIO(csv_text))])
-    return {"html": render(grid, "html"), "markdown": render(grid, "markdown"), "csv": csv_text}
+    return {name: csv_text if name == "csv" else render(grid, name) for name in TEXT_INPUTS}
 
 
 def grid_from_rows(rows: list[list[str]]):
@@ -49,7 +51,7 @@ def grid_from_rows(rows: list[list[str]]):
 def check_inputs(table: Optional[dict]) -> dict:
     """The table inputs as sent to a worker: only text variables, named as INPUT_NAMES."""
     table = dict(table or {})
-    unknown = sorted(set(table) - {"html", "markdown", "csv"})
+    unknown = sorted(set(table) - set(TEXT_INPUTS))
     if unknown:
         raise ValueError(f"sandbox table inputs: unknown key(s) {unknown}; a program gets html, markdown and csv (df is read from csv)")
     for name, value in table.items():
@@ -61,7 +63,7 @@ def check_inputs(table: Optional[dict]) -> dict:
 def namespace_for(table: dict) -> dict:
     """The globals a program starts with."""
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
-    for name in ("html", "markdown", "csv"):
+    for name in TEXT_INPUTS:
         namespace[name] = table.get(name, "")
     if table.get("csv"):
         import pandas as pd

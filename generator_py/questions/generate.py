@@ -73,8 +73,8 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     template_id=family.template_id, phrasing=tpl.phrasing, sql=ast_to_sql(ast), question=text,
                     spec=spec, metadata=md, properties=family.properties(spec, md, m, len(sel)),
                     answer_rows=answer, sql_literals=facts.literals, family=family.family_id,
-                    family_variant=n_asked, kind=family.kind, tables=(table.table_id,),
-                    choices=None if choices is None else tuple(choices), label=extra.get("label")))
+                    family_variant=n_asked, kind=family.kind, tables=(table.table_id,), suite=family.suite,
+                    answer_type=family.answer_type, choices=None if choices is None else tuple(choices), label=extra.get("label")))
                 n_asked += 1
                 break
     return out

@@ -1,9 +1,11 @@
 """The table formats: name -> renderer(grid) -> rendering. The one list of formats in the project.
 
-A format is registered once, with the name used in configuration (`formats: [csv]`) and marts, the
-display name prompts show, and whether its rendering is text (a column of `benchmark_tables` and a
-prompt body) or bytes (an image, stored as a file). Adding a format is one renderer module plus one
-`register_format` call; everything else looks formats up here.
+A format is registered once (`register_format`, or a plugin's `hctqa.formats` entry point naming a
+`TableFormat`), with the name used in configuration (`formats: [csv]`) and marts, the display name prompts
+show, and whether its rendering is text (`is_text`: a column of `benchmark_tables` and a prompt body) or
+bytes (an image, stored as a file). Everything else looks formats up here. The built-in ones register here,
+in the order of their `benchmark_tables` columns; a new format is one module of this package named
+`<name>_format.py` that calls `register_format` (imported below, after the built-in ones).
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 from generator_py.grid.cells import TableGrid
+from generator_py.registry import Registry
 
 Rendering = Union[str, bytes]
 
@@ -22,38 +25,40 @@ class TableFormat:
     render: Callable[[TableGrid], Rendering]
     is_text: bool = True
 
+    @property
+    def description(self) -> str:
+        return f"{self.display_name} rendering ({'text' if self.is_text else 'bytes, stored as a file'})"
 
-_FORMATS: dict[str, TableFormat] = {}
+
+def _checked(name: str, fmt: TableFormat) -> TableFormat:
+    if not name.isidentifier() or name != name.lower():
+        raise ValueError(f"table format name {name!r} must be a lower-case identifier")
+    if not isinstance(fmt, TableFormat) or fmt.name != name or not callable(fmt.render):
+        raise ValueError(f"table format {name!r} must be a TableFormat named {name!r} with a render function")
+    return fmt
+
+
+FORMATS: Registry[TableFormat] = Registry("table format", entry_point_group="hctqa.formats", prepare=_checked)
 
 
 def register_format(name: str, display_name: str, render: Callable[[TableGrid], Rendering], *,
                     is_text: bool = True) -> TableFormat:
     """Add a format; a name already registered is an error (formats are never silently replaced)."""
-    if not isinstance(name, str) or not name.isidentifier() or name != name.lower():
-        raise ValueError(f"table format name {name!r} must be a lower-case identifier")
-    if name in _FORMATS:
-        raise ValueError(f"table format {name!r} is already registered")
-    entry = TableFormat(name, display_name, render, is_text)
-    _FORMATS[name] = entry
-    return entry
+    return FORMATS.register(name, TableFormat(name, display_name, render, is_text))
 
 
 def unregister_format(name: str) -> None:
     """Remove a format (for tests that register a toy one)."""
-    get_format(name)
-    del _FORMATS[name]
+    FORMATS.unregister(name)
 
 
 def get_format(name: str) -> TableFormat:
-    try:
-        return _FORMATS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown table format {name!r}; expected one of {', '.join(_FORMATS)}") from None
+    return FORMATS.get(name)
 
 
 def format_names(text_only: bool = False) -> tuple[str, ...]:
     """Registered format names in registration order (`text_only`: the text formats)."""
-    return tuple(n for n, f in _FORMATS.items() if f.is_text or not text_only)
+    return tuple(f.name for f in FORMATS if f.is_text or not text_only)
 
 
 def render(grid: TableGrid, name: str) -> Rendering:
@@ -77,4 +82,16 @@ def _render_image(grid: TableGrid) -> bytes:
     return render_grid_png(grid)
 
 
+def _import_format_modules() -> None:
+    """Every module of this package named `*_format` registers a format of its own when imported."""
+    import importlib
+    import pkgutil
+
+    import generator_py.render as package
+
+    for name in sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name.endswith("_format")):
+        importlib.import_module(f"{package.__name__}.{name}")
+
+
 _register_builtin_formats()
+_import_format_modules()

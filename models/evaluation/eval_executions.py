@@ -4,6 +4,7 @@ which sandbox ran it, its error kind (NULL when it ran), its answer and its outp
 from evaluation_py.dbt_inputs import eval_entries, sandbox_of_entries, store_path
 from evaluation_py.modes.outcomes import executions_table, text_columns_typed
 from generator_py.build_config import database_path, stamp
+from evaluation_py.modes.execution import TABLE_INPUTS
 
 
 def model(dbt, session):
@@ -11,7 +12,7 @@ def model(dbt, session):
     predictions = dbt.ref("eval_predictions").project("cache_key, question_id, model_name, inference_mode, response").df()
     requests = dbt.ref("eval_requests").project("cache_key, table_id").df()
     out = executions_table(predictions, requests, store_path(dbt.config.get("eval_cache_dir"), database_path(session)),
-                           lambda: dbt.ref("benchmark_tables").project("table_id, html, markdown, csv").df(),
+                           lambda: dbt.ref("benchmark_tables").project(", ".join(("table_id",) + TABLE_INPUTS)).df(),
                            sandbox_of_entries(eval_entries(dbt.config.get("eval_models"),
                                                            dbt.config.get("eval_scope"))))
     out = text_columns_typed(out, ["cache_key", "question_id", "model_name", "inference_mode", "sandbox", "error_kind",

@@ -12,6 +12,7 @@ from evaluation_py.dbt_inputs import eval_entries, eval_inputs_from_relations, s
 from evaluation_py.modes.outcomes import MODE_COLUMNS, text_columns_typed, with_mode_columns
 from evaluation_py.predict import predict_pending
 from generator_py.build_config import database_path, output_dir, stamp
+from evaluation_py.modes.execution import TABLE_INPUTS
 
 
 def model(dbt, session):
@@ -33,6 +34,6 @@ def model(dbt, session):
     path = store_path(dbt.config.get("eval_cache_dir"), database_path(session))
     out = predict_pending(requests, set(), path, make_inputs)
     out = with_mode_columns(out, requests, path, lambda: dbt.ref("benchmark_tables").project(
-        "table_id, html, markdown, csv").df(), sandbox_of_entries(entries))
+        ", ".join(("table_id",) + TABLE_INPUTS)).df(), sandbox_of_entries(entries))
     out = text_columns_typed(out, [c for c in MODE_COLUMNS if c != "code_blocks"])
     return stamp(out, dbt.ref("stg_build_config"))

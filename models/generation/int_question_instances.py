@@ -18,7 +18,7 @@ def model(dbt, session):
                   .project("table_id, row_group, col_group, value").distinct()
                   .order("table_id, row_group, col_group").df())
     headers = None
-    if "header_name" in families:  # the header cells a header naming question may blank
+    if any(f.reads_header_cells for f in families):  # the header cells a header naming question may blank
         roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
         headers = (dbt.ref("int_hct_cells").filter(f"role in ({roles})")
                    .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col").df())

@@ -165,10 +165,13 @@ def test_local_gemma_270m_is_refused_before_any_call(tmp_path, monkeypatch):
 def test_entries_that_cannot_run_on_images_are_named(entry, message, monkeypatch):
     from evaluation_py import inference_modes
 
-    toy = inference_modes.InferenceMode("toy", "toy-v1", inference_modes.build_messages, "direct")
-    monkeypatch.setitem(inference_modes._MODES, "toy", toy)  # a text-only mode, for this test alone
-    with pytest.raises(ValueError, match=message):
-        parse_eval_models([entry])
+    toy = inference_modes.register_mode(inference_modes.InferenceMode("toy", "toy-v1", inference_modes.build_messages,
+                                                                      "direct"))  # a text-only mode, for this test alone
+    try:
+        with pytest.raises(ValueError, match=message):
+            parse_eval_models([entry])
+    finally:
+        assert inference_modes.MODES.unregister("toy") is toy
 
 
 def test_oracle_answers_image_requests(bench, tmp_path):

@@ -95,7 +95,7 @@ def test_server_specific_parameters_pass_and_backend_numbers_are_checked():
 # dbt hands a Python model its vars rendered as text: these are the cases the e2e builds once ran one
 # build each for (tests/e2e/test_build_guards.py keeps one, proving the build shows the message).
 @pytest.mark.parametrize("bad_entry, message", [
-    ({"name": "mystery", "backend": "no_such_backend"}, "unknown backend 'no_such_backend'; known backends: "),
+    ({"name": "mystery", "backend": "no_such_backend"}, "unknown backend 'no_such_backend' (registered: header_match, "),
     ({"backend": "oracle"}, "missing model name (key `name`)"),
     ("just-a-string", "must be a mapping with at least name and backend"),
     ({"name": "oracle", "backend": "oracle"}, "model name 'oracle' is used twice"),

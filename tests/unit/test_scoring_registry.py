@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from evaluation_py import extraction, metrics
+from generator_py.registry import RegistryError, UnknownNameError
 from evaluation_py.analysis import breakdowns as bd
 from evaluation_py.analysis import plots
 from evaluation_py.analysis.regression import property_regression
@@ -40,11 +41,13 @@ def test_hctqa_metrics_of_a_match(match, expected):
 def test_registry_order_and_errors():
     assert metrics.names()[:4] == HCTQA_METRICS
     assert metrics.is_binary("cc") and not metrics.is_binary("f1")
-    with pytest.raises(ValueError, match="'f1' is already registered"):
+    with pytest.raises(RegistryError, match="metric 'f1' is registered already"):
         metrics.register("f1", metrics.f1, "again")
     with pytest.raises(ValueError, match="identifier"):
         metrics.register("f 1", metrics.f1, "a space")
-    with pytest.raises(KeyError, match="unknown metric 'meteor'"):
+    with pytest.raises(UnknownNameError, match="unknown metric 'recal'; did you mean recall?"):
+        metrics.get("recal")
+    with pytest.raises(LookupError, match="unknown metric 'meteor' \\(registered: precision, recall"):
         metrics.get("meteor")
 
 
@@ -59,10 +62,11 @@ def test_direct_is_the_response_and_final_answer_takes_the_last_marker():
 
 
 def test_an_inference_mode_without_a_filter_is_an_error_naming_it():
-    with pytest.raises(KeyError, match="inference mode 'telepathy' has no extraction filter"):
+    with pytest.raises(UnknownNameError, match="unknown extraction filter 'telepathy'.*registered: direct, final_answer"):
         extraction.extract(["x"], "telepathy")
-    with pytest.raises(KeyError, match="no extraction filter 'nope'"):
-        extraction.use_filter("telepathy", "nope")
+    with pytest.raises(TypeError, match="extraction filter 'nope' must be a function"):
+        extraction.register_filter("nope", "not a function", modes=["telepathy"])
+    assert "nope" not in extraction.filter_names()
 
 
 def test_a_registered_inference_mode_names_its_own_filter():
@@ -75,8 +79,8 @@ def test_a_registered_inference_mode_names_its_own_filter():
         assert extraction.filter_name_for("toy_reasoning") == "final_answer"
         assert extraction.extract(["I think... Final answer: 7"], "toy_reasoning") == ["7"]
     finally:
-        im._MODES.pop("toy_reasoning")
-    with pytest.raises(KeyError, match="'toy_reasoning' has no extraction filter"):
+        im.MODES.unregister("toy_reasoning")
+    with pytest.raises(UnknownNameError, match="unknown extraction filter 'toy_reasoning'"):
         extraction.filter_name_for("toy_reasoning")
 
 
@@ -169,13 +173,14 @@ def _last_line(response):
 def toys():
     metrics.register("exact_set", _exact_set, "the answer's values are the ground truth's", binary=True)
     metrics.register("n_values_read", lambda m: float(m.n_given), "values read from the answer")
-    extraction.register_filter("toy_last_line", _last_line)
-    extraction.use_filter("toy_mode", "toy_last_line")
+    extraction.register_filter("toy_last_line", _last_line, modes=["toy_mode"])  # a mode of another harness
+    assert extraction.filter_name_for("toy_mode") == "toy_last_line"
     yield
     metrics.unregister("exact_set")
     metrics.unregister("n_values_read")
     extraction.unregister_filter("toy_last_line")
-    assert "toy_mode" not in extraction._MODE_FILTERS  # unregistering the filter took its mode's naming away
+    with pytest.raises(UnknownNameError):  # unregistering the filter took its mode's naming away
+        extraction.filter_name_for("toy_mode")
 
 
 def _eval_summary(scores: pd.DataFrame) -> pd.DataFrame:

@@ -1,32 +1,48 @@
-"""The question families of the build.
+"""The question families of the build, in one registry.
 
-`FAMILIES`: the 15 SQL templates of the paper's Table III (suite `hctqa`), registered in template order
-(generation draws them in this order, so the order is part of a seed's outcome). `TREB_FAMILIES`: TReB's
-computation and naming skills (suite `treb`, computation.py and naming.py), drawn after them. Var
+`ALL_FAMILIES` holds every family: those of each module of this package (its `FAMILIES` tuple; every module
+is imported, so a new family needs no edit here), ordered by NL template id (generation draws them in this
+order, so the order is part of a seed's outcome), then those plugins declare under the `hctqa.families`
+entry point group. A family declares its `suite`: the 15 SQL templates of the paper's Table III are suite
+`hctqa` (NL ids 1-15), TReB's computation and naming skills suite `treb` (computed.py). Var
 `question_suites` picks the suites of a build (`families_for_suites`); the default build is `hctqa` alone.
 """
-from . import aggregates, computation, grouped, lookup, naming, ranking, shown_aggregate, value_condition
+import importlib
+import pkgutil
+
 from .draws import QUESTION_VARIETIES
 from .registry import METADATA_COLUMNS, FamilyRegistry, QuestionFamily, question_id, sql_metadata
 
-FAMILIES = FamilyRegistry(sorted(
-    lookup.FAMILIES + aggregates.FAMILIES + shown_aggregate.FAMILIES + grouped.FAMILIES + ranking.FAMILIES
-    + value_condition.FAMILIES, key=lambda f: f.template_id))
-TREB_FAMILIES = FamilyRegistry(computation.FAMILIES + naming.FAMILIES)
-SUITES = {"hctqa": FAMILIES, "treb": TREB_FAMILIES}
 DEFAULT_SUITES = ("hctqa",)
-# every family any suite has (the NL seeds may hold phrasings for all of them)
-ALL_FAMILIES = FamilyRegistry([f for reg in SUITES.values() for f in reg])
+
+
+def _package_families() -> list[QuestionFamily]:
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        found.extend(getattr(importlib.import_module(f"{__name__}.{info.name}"), "FAMILIES", ()))
+    return sorted(found, key=lambda f: (f.nl.template_id, f.family_id))
+
+
+ALL_FAMILIES = FamilyRegistry(_package_families(), entry_point_group="hctqa.families")
+
+
+def suite_names() -> tuple[str, ...]:
+    """The suites the registered families declare, in family order (hctqa first)."""
+    return tuple(dict.fromkeys(f.suite for f in ALL_FAMILIES))
 
 
 def families_for_suites(suites) -> FamilyRegistry:
-    """The families of the named suites, in suite order (hctqa first, so its draws never change)."""
-    unknown = sorted(set(suites) - set(SUITES))
+    """The families of the named suites, in family order."""
+    known = suite_names()
+    unknown = sorted(set(suites) - set(known))
     if unknown or not suites:
-        raise ValueError(f"var question_suites must be a non-empty list of {sorted(SUITES)}, got {list(suites)!r}")
-    return FamilyRegistry([f for name, reg in SUITES.items() if name in suites for f in reg])
+        raise ValueError(f"var question_suites must be a non-empty list of {sorted(known)}, got {list(suites)!r}")
+    return ALL_FAMILIES.subset(lambda f: f.suite in suites)
 
 
-__all__ = ["ALL_FAMILIES", "DEFAULT_SUITES", "FAMILIES", "METADATA_COLUMNS", "QUESTION_VARIETIES", "SUITES",
+FAMILIES = families_for_suites(DEFAULT_SUITES)
+TREB_FAMILIES = families_for_suites(("treb",))
+
+__all__ = ["ALL_FAMILIES", "DEFAULT_SUITES", "FAMILIES", "METADATA_COLUMNS", "QUESTION_VARIETIES",
            "TREB_FAMILIES", "FamilyRegistry", "QuestionFamily", "families_for_suites", "question_id",
-           "sql_metadata"]
+           "sql_metadata", "suite_names"]

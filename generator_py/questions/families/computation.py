@@ -5,7 +5,8 @@ two aggregates, and the Pearson correlation between two rows or two columns of v
 Exactness: values are read as exact rationals (`Fraction` of the stored float) and every step is exact up
 to the one final square root (standard deviation, correlation); the answer prints through format_number
 (two decimals, ties half up), and an instance whose exact value lies within ROUNDING_MARGIN of a tie is
-redrawn, so two correct float computations cannot print different answers.
+redrawn, so two correct float computations cannot print different answers. Each family's `cross_check`
+recomputes its answer in floats with numpy from the built relational rows (generator_py.family_cross_check).
 """
 from __future__ import annotations
 
@@ -13,12 +14,16 @@ import math
 from fractions import Fraction
 from typing import Optional
 
+import numpy as np
+
+from ...formatting import format_number
 from ..spec import column, filtered_rows
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, answer_text, facts_for, from_sql, value_sql, values_of, where_sql
 from .draws import adds_across_parts, sample as pick
 
 _SQL_AGG = {"sum": "SUM", "avg": "AVG", "min": "MIN", "max": "MAX"}
+_NUMPY_AGG = {"sum": np.sum, "avg": np.mean, "min": np.min, "max": np.max}  # the cross-check's arithmetic
 
 
 def _aggregate(fn: str, xs: list[Fraction]) -> Fraction:
@@ -58,6 +63,12 @@ class _SelectionStatistic(ComputedFamily):
     def statistic(self, xs: list[Fraction]) -> float | Fraction:
         raise NotImplementedError
 
+    def check_statistic(self, values: np.ndarray) -> float:
+        raise NotImplementedError
+
+    def cross_check(self, spec, table):
+        return format_number(float(self.check_statistic(table.columns.values(spec["filters"]))))
+
     def statement(self, spec, m):
         sql = f"SELECT {self.sql_function}({value_sql()}) FROM {from_sql()}{where_sql(spec['filters'])}"
         return sql, facts_for(spec["filters"]), len(filtered_rows(m.rows, spec))
@@ -76,6 +87,9 @@ class StandardDeviation(_SelectionStatistic):
         var = sum(((x - mean) ** 2 for x in xs), Fraction(0)) / (len(xs) - 1)
         return math.sqrt(var)
 
+    def check_statistic(self, values):
+        return np.std(values, ddof=1)
+
 
 class Median(_SelectionStatistic):
     """The median (the mean of the two middle values for an even count)."""
@@ -89,6 +103,9 @@ class Median(_SelectionStatistic):
         s = sorted(xs)
         n = len(s)
         return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+    def check_statistic(self, values):
+        return np.median(values)
 
 
 class PercentageChange(ComputedFamily):
@@ -128,6 +145,10 @@ class PercentageChange(ComputedFamily):
         first = f"(SELECT {v} FROM {t}{where_sql(spec['first'])})"
         second = f"(SELECT {v} FROM {t}{where_sql(spec['second'])})"
         return (f"SELECT 100.0 * ({second} - {first}) / {first}", facts_for(spec["first"], spec["second"]), 2)
+
+    def cross_check(self, spec, table):
+        a, b = table.columns.single(spec["first"]), table.columns.single(spec["second"])
+        return format_number((b - a) / a * 100.0)
 
 
 class AggregateRatio(ComputedFamily):
@@ -169,6 +190,11 @@ class AggregateRatio(ComputedFamily):
         second = f"(SELECT {fn}({v}) FROM {t}{where_sql(spec['second'])})"
         n = len(filtered_rows(m.rows, {"filters": spec["first"]})) + len(filtered_rows(m.rows, {"filters": spec["second"]}))
         return f"SELECT {first} / {second}", facts_for(spec["first"], spec["second"], [spec["function"]]), n
+
+    def cross_check(self, spec, table):
+        fn = _NUMPY_AGG[spec["function"]]
+        t = table.columns
+        return format_number(float(fn(t.values(spec["first"]))) / float(fn(t.values(spec["second"]))))
 
 
 def pairs(m, spec) -> Optional[list[tuple[Fraction, Fraction]]]:
@@ -232,6 +258,14 @@ class Correlation(ComputedFamily):
                f"JOIN (SELECT {cols}, {v} FROM {t}{where_sql(spec['second'])}) AS b ON {on}")
         ps = pairs(m, spec) or []
         return sql, facts_for(spec["first"], spec["second"]), 2 * len(ps)
+
+    def cross_check(self, spec, table):
+        # two rows pair their cells by column path, two columns by row path (NULL labels pair alike)
+        t = table.columns
+        keys = t.col_attributes if spec["paired_by"] == "col" else t.row_attributes
+        a, b = t.series(spec["first"], keys), t.series(spec["second"], keys)
+        shared = [k for k in a if k in b]
+        return format_number(float(np.corrcoef([a[k] for k in shared], [b[k] for k in shared])[0, 1]))
 
 
 FAMILIES = (StandardDeviation(), Median(), PercentageChange(), AggregateRatio(), Correlation())

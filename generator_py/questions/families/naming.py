@@ -44,6 +44,9 @@ class TitleNaming(ComputedFamily):
     def rendering_change(self, spec, extra):
         return {"hides_caption": True, "blank_cell": None}
 
+    def cross_check(self, spec, table):
+        return table.caption or ""
+
 
 def nameable_headers(m) -> list[tuple[int, int, str]]:
     """(grid_row, grid_col, text) of header cells whose text no other cell of the table shows (no other header
@@ -70,6 +73,7 @@ class HeaderNaming(ComputedFamily):
     family_id = "header_name"
     kind = "naming"
     answer_type = "text"
+    reads_header_cells = True
     nl = NLRequirements(22)
 
     def applicable(self, m):
@@ -93,6 +97,9 @@ class HeaderNaming(ComputedFamily):
 
     def rendering_change(self, spec, extra):
         return {"hides_caption": False, "blank_cell": (spec["grid_row"], spec["grid_col"])}
+
+    def cross_check(self, spec, table):
+        return table.header_text.get((spec["grid_row"], spec["grid_col"]), "")
 
 
 FAMILIES = (TitleNaming(), HeaderNaming())

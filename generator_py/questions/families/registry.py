@@ -3,8 +3,10 @@
 A question family is one kind of question (the 15 SQL templates of the paper's Table III are 15
 families): it draws a query spec on a table, says which drawn instances are valid, describes them
 (metadata, release properties) and names the NL phrasings it needs. Generation walks the registered
-families in registration order, so a new family is one module with a QuestionFamily subclass plus one
-`register` call, and the families registered before it keep their random draws.
+families in order of their NL template id (`nl.template_id`), so a new family is one module of this package
+holding a `FAMILIES` tuple of QuestionFamily instances (families/__init__.py imports every module) plus its
+phrasings in seeds/nl_templates.csv, and the families before it keep their random draws. A family declares
+what callers branch on: `suite`, `kind`, `answer_type` and, for a kind other than "sql", its `cross_check`.
 
 Question ids: `{table_id}--{family_id}` for a family's first question on a table (variant 0), then
 `{table_id}--{family_id}-{variant}` for variants 1, 2, ... (a family with `variants` > 1 asks several
@@ -12,10 +14,12 @@ questions per table). Family ids are lower-case words (`q01`, `row_count`), neve
 """
 from __future__ import annotations
 
+import inspect
 import random
 import re
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Optional
 
+from ...registry import Registry, RegistryError
 from ..properties import question_properties
 from ..template_syntax import RESERVED, NLRequirements
 from ..table_model import TableModel
@@ -48,6 +52,14 @@ class QuestionFamily:
     aggregate_in_table: bool = False
     suite: str = "hctqa"
     answer_type: str = "values"
+    reads_header_cells: bool = False  # its draws read the table's header cells (the generation model loads them)
+
+    @property
+    def description(self) -> str:
+        """One line for listings: the Table III template, if any, and the class's first docstring line."""
+        doc = (inspect.getdoc(type(self)) or "").strip()
+        line = doc.splitlines()[0] if doc else self.family_id
+        return f"Table III SQL{self.template_id}: {line}" if self.template_id is not None else line
 
     def applicable(self, m: TableModel) -> bool:
         """Whether the table can have this family's questions at all (checked before any draw)."""
@@ -75,6 +87,12 @@ class QuestionFamily:
         """The 36 release question properties of one question."""
         return question_properties(spec, md, m, n_retained)
 
+    def cross_check(self, spec: dict, table) -> str:
+        """A family whose answer is not its spec's SQL (`kind` other than "sql") recomputes it here, by other
+        means than `draw` used: numpy on `table` (a `generator_py.family_cross_check.CheckedTable`, read
+        from the built relational rows and grid), printed as the ground truth prints it."""
+        raise NotImplementedError(f"question family {self.family_id!r} (kind {self.kind!r}) has no cross_check")
+
 
 def sql_metadata(family: QuestionFamily, spec: dict, m: TableModel) -> dict[str, Any]:
     """Metadata read from a SQL spec: conditions per axis, projections, aggregates, grouping, order, top-k."""
@@ -100,57 +118,64 @@ METADATA_COLUMNS = ("template_id", "n_row_conditions", "n_col_conditions", "proj
                     "aggregate_in_table", "grouping", "ordering", "top_k", "value_condition")
 
 
-class FamilyRegistry:
+def _checked(fid: str, family: QuestionFamily) -> QuestionFamily:
+    """A family as the registry stores it: registered under its own family_id, its NL requirements sound."""
+    name = type(family).__name__
+    if not isinstance(family, QuestionFamily):
+        raise ValueError(f"question family {fid!r}: expected a QuestionFamily instance, got {name}")
+    if not _FAMILY_ID.match(fid):
+        raise ValueError(f"question family {name}: family_id must be a lower-case word "
+                         f"([a-z][a-z0-9_]*, no '-'), got {fid!r}")
+    if family.family_id != fid:
+        raise ValueError(f"question family {name}: registered as {fid!r} but its family_id is {family.family_id!r}")
+    nl = getattr(family, "nl", None)
+    if not isinstance(nl, NLRequirements):
+        raise ValueError(f"question family {fid!r}: `nl` must be an NLRequirements, got {nl!r}")
+    if not isinstance(nl.template_id, int) or nl.template_id < 1:
+        raise ValueError(f"question family {fid!r}: nl.template_id must be a positive int "
+                         f"(0 is the report sentence), got {nl.template_id!r}")
+    unknown = sorted((set(nl.allowed) | {w for g in nl.required for w in g}) - set(RESERVED))
+    if unknown:
+        raise ValueError(f"question family {fid!r}: unknown reserved words {unknown} in its NL requirements")
+    unallowed = sorted({w for g in nl.required for w in g} - set(nl.allowed))
+    if unallowed:
+        raise ValueError(f"question family {fid!r}: required reserved words {unallowed} are not allowed")
+    if not isinstance(family.variants, int) or family.variants < 1:
+        raise ValueError(f"question family {fid!r}: variants must be an int >= 1, got {family.variants!r}")
+    if not isinstance(family.suite, str) or not _FAMILY_ID.match(family.suite):
+        raise ValueError(f"question family {fid!r}: suite must be a lower-case word, got {family.suite!r}")
+    return family
+
+
+class FamilyRegistry(Registry[QuestionFamily]):
     """Question families by id, in registration order (the order generation draws them in)."""
 
-    def __init__(self, families: Iterable[QuestionFamily] = ()):
-        self._by_id: dict[str, QuestionFamily] = {}
+    def __init__(self, families: Iterable[QuestionFamily] = (), *, entry_point_group: Optional[str] = None):
+        super().__init__("question family", entry_point_group=entry_point_group, prepare=_checked)
         for f in families:
             self.register(f)
 
-    def register(self, family: QuestionFamily) -> QuestionFamily:
-        fid = getattr(family, "family_id", "")
-        name = type(family).__name__
-        if not isinstance(fid, str) or not _FAMILY_ID.match(fid):
-            raise ValueError(f"question family {name}: family_id must be a lower-case word "
-                             f"([a-z][a-z0-9_]*, no '-'), got {fid!r}")
-        if fid in self._by_id:
-            raise ValueError(f"question family {fid!r} ({name}) is registered already "
-                             f"(by {type(self._by_id[fid]).__name__})")
-        nl = getattr(family, "nl", None)
-        if not isinstance(nl, NLRequirements):
-            raise ValueError(f"question family {fid!r}: `nl` must be an NLRequirements, got {nl!r}")
-        if not isinstance(nl.template_id, int) or nl.template_id < 1:
-            raise ValueError(f"question family {fid!r}: nl.template_id must be a positive int "
-                             f"(0 is the report sentence), got {nl.template_id!r}")
-        unknown = sorted((set(nl.allowed) | {w for g in nl.required for w in g}) - set(RESERVED))
-        if unknown:
-            raise ValueError(f"question family {fid!r}: unknown reserved words {unknown} in its NL requirements")
-        unallowed = sorted({w for g in nl.required for w in g} - set(nl.allowed))
-        if unallowed:
-            raise ValueError(f"question family {fid!r}: required reserved words {unallowed} are not allowed")
-        if not isinstance(family.variants, int) or family.variants < 1:
-            raise ValueError(f"question family {fid!r}: variants must be an int >= 1, got {family.variants!r}")
-        self._by_id[fid] = family
-        return family
+    def register(self, family, item=None, *, description=None, origin=None) -> QuestionFamily:
+        """`register(family)`: under its family_id (the plugin loader passes the entry point's name first)."""
+        if item is None:
+            family, item = getattr(family, "family_id", ""), family
+        if not isinstance(family, str) or not family:
+            raise RegistryError(f"question family {type(item).__name__}: family_id must be a lower-case word "
+                                f"([a-z][a-z0-9_]*, no '-'), got {family!r}")
+        origin = type(item).__module__ if origin is None else origin
+        return super().register(family, item, description=description, origin=origin)
 
-    def get(self, family_id: str) -> QuestionFamily:
-        try:
-            return self._by_id[family_id]
-        except KeyError:
-            raise KeyError(f"no question family {family_id!r} (registered: {', '.join(self._by_id)})") from None
+    def subset(self, keep) -> "FamilyRegistry":
+        """The families `keep(family)` selects, in this registry's order, with their origins."""
+        out = FamilyRegistry()
+        for e in self.listing():
+            f = self.get(e.name)
+            if keep(f):
+                out.register(f, description=e.description, origin=e.origin)
+        return out
 
     def copy(self) -> "FamilyRegistry":
-        return FamilyRegistry(self._by_id.values())
+        return self.subset(lambda f: True)
 
     def ids(self) -> tuple[str, ...]:
-        return tuple(self._by_id)
-
-    def __iter__(self) -> Iterator[QuestionFamily]:
-        return iter(tuple(self._by_id.values()))
-
-    def __len__(self) -> int:
-        return len(self._by_id)
-
-    def __contains__(self, family_id: object) -> bool:
-        return family_id in self._by_id
+        return self.names()

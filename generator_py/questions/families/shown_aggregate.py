@@ -21,6 +21,8 @@ def _group_filters(m, axis: str, group: tuple) -> list[dict]:
 
 
 class ShownAggregate(QuestionFamily):
+    """An aggregate cell the table displays, computed from the data cells."""
+
     family_id = "q05"
     template_id = 5
     nl = NLRequirements(5, (EXPR,), frozenset(EXPR))

@@ -9,6 +9,8 @@ from .registry import QuestionFamily
 
 
 class ValueCondition(QuestionFamily):
+    """The paths whose value passes a threshold (in a nested query for the second variant)."""
+
     def __init__(self, template_id: int, nested: bool):
         self.template_id = template_id
         self.family_id = f"q{template_id:02d}"
