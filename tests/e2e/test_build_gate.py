@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import _dbt_command, build_vars, clone, copy_project, query, run_dbt
+from support.dbt_project import _dbt_command, build_vars, clone, copy_project, query, run_dbt
 
 NO_TESTS = ("--exclude", "resource_type:test")
 FAKE_KEY = "sk-FAKEfake1234567890abcdefXYZ"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import copy_project, run_dbt
+from support.dbt_project import copy_project, run_dbt
 
 HEAVY = {"benchmark_table_images", "benchmark_choice_items", "benchmark_choice_item_counts", "eval_choice_predictions",
          "analysis_choice_accuracy", "benchmark_finetune_splits", "benchmark_finetune_exports",

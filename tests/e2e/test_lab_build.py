@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import _dbt_command, build_vars, clone, query, requests_for, run_dbt, server_key, store_keys
+from support.dbt_project import _dbt_command, build_vars, clone, query, requests_for, run_dbt, server_key, store_keys
 
 ACCUMULATE = {"eval_scope": "accumulate"}
 # The evaluation marts only (the analyses read them and are tested elsewhere); the small benchmark is

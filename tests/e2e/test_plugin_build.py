@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import build_vars, clone, query, run_dbt
+from support.dbt_project import build_vars, clone, query, run_dbt
 
 PLUGIN_SOURCE = Path(__file__).resolve().parents[1] / "support" / "hctqa_toy_plugin"
 DISTRIBUTION = "hctqa-toy-plugin"

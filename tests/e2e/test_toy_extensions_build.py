@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMALL, copy_project, query, run_dbt
+from support.dbt_project import SMALL, copy_project, query, run_dbt
 
 FAMILY_MODULE = "generator_py/questions/families/toy_cell_family.py"
 NL_SEED = "seeds/nl_templates.csv"
