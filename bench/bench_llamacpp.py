@@ -29,8 +29,8 @@ import duckdb  # noqa: E402
 
 from common import machine, scratch_project, timed_dbt  # noqa: E402
 from evaluation_py.backends import get_backend, openai_backend  # noqa: E402
-from evaluation_py.dbt_inputs import eval_inputs  # noqa: E402
-from generator_py.rng import stable_int  # noqa: E402
+from evaluation_py.dbt_glue.evaluation_inputs import eval_inputs  # noqa: E402
+from generator_py.core.rng import stable_int  # noqa: E402
 
 SEED = 42
 N_TABLES, PER_TABLE = 20, 5

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluation_py.backends import PredictionRequest, get_backend, make_cache_key  # noqa: E402
-from evaluation_py.runner import run_predictions  # noqa: E402
-from evaluation_py.store import PredictionStore  # noqa: E402
+from evaluation_py.running.runner import run_predictions  # noqa: E402
+from evaluation_py.running.store import PredictionStore  # noqa: E402
 
 
 def make_requests(n: int, run: int) -> list[PredictionRequest]:

@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from generator_py.cross_check import compare_answers, sqlite_answers  # noqa: E402
-from generator_py.question_build import generate_all, relational_tables, template_measures  # noqa: E402
+from generator_py.answers.sqlite_answers import compare_answers, sqlite_answers  # noqa: E402
+from generator_py.questions.instances import generate_all, relational_tables, template_measures  # noqa: E402
 from generator_py.questions import question_diversity  # noqa: E402
 
 

@@ -29,8 +29,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaluation_py import strict_rules  # noqa: E402
-from evaluation_py.scoring import score_frame, summarize, to_long  # noqa: E402
+from evaluation_py.scoring import strict_reading as strict_rules  # noqa: E402
+from evaluation_py.scoring.scores import score_frame, summarize, to_long  # noqa: E402
 
 RESPONSES = Path("hctqa-real-sample") / "responses--gemma-2-9b-it--realHCTs.sample.jsonl"
 _INT_RE = re.compile(r"\d+")

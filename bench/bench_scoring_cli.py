@@ -48,12 +48,12 @@ def main() -> None:
             f.write(json.dumps({"qap_id": qid, "response": resp, "gt": gt}) + "\n")
     py = sys.executable
     commands = {
-        "cli paper (default metrics)": [py, "-m", "evaluation_py.score", str(path), "--scoring-mode", "paper"],
-        "cli paper, all seven metrics": [py, "-m", "evaluation_py.score", str(path), "--scoring-mode", "paper",
+        "cli paper (default metrics)": [py, "-m", "evaluation_py.scoring", str(path), "--scoring-mode", "paper"],
+        "cli paper, all seven metrics": [py, "-m", "evaluation_py.scoring", str(path), "--scoring-mode", "paper",
                                          "--metrics", "precision,recall,f1,cc,exact_match,rouge_l,bleu"],
-        "cli strict (default metrics)": [py, "-m", "evaluation_py.score", str(path)],
+        "cli strict (default metrics)": [py, "-m", "evaluation_py.scoring", str(path)],
         "release-style script": [py, "bench/release_style_scorer.py", str(path)],
-        "cli start (--help)": [py, "-m", "evaluation_py.score", "--help"],
+        "cli start (--help)": [py, "-m", "evaluation_py.scoring", "--help"],
     }
     times: dict[str, list[float]] = {k: [] for k in commands}
     outputs = {}

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from generator_py.family_cross_check import family_cross_check  # noqa: E402
+from generator_py.answers.computed_cross_check import family_cross_check  # noqa: E402
 from generator_py.grid.relation import CELL_COLUMNS, TABLE_COLUMNS, grids_from_columns  # noqa: E402
-from generator_py.question_build import generate_all, relational_tables, template_measures  # noqa: E402
+from generator_py.questions.instances import generate_all, relational_tables, template_measures  # noqa: E402
 from generator_py.questions.families import families_for_suites  # noqa: E402
 from generator_py.questions.families.naming import NAMEABLE_ROLES  # noqa: E402
 from generator_py.render.question_grid import question_renderings_table  # noqa: E402

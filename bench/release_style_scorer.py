@@ -3,7 +3,7 @@ side of `bench_scoring_cli.py`.
 
 The release's own script is not part of this project (nor fetched: the machine reaches package
 registries only). This is a reimplementation of its procedure, written here: pandas reads the JSONL,
-each row is cleaned and split by the release's rules (`evaluation_py.normalize`, which reproduces the
+each row is cleaned and split by the release's rules (`evaluation_py.scoring.paper_reading`, which reproduces the
 release's published scores) with `DataFrame.apply`, precision, recall, F1 and complete containment are
 computed per row, then averaged over the rows not left out. No caches: every line is read on its own.
 
@@ -19,7 +19,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluation_py.normalize import clean_response, is_left_out, response_values  # noqa: E402
+from evaluation_py.scoring.paper_reading import clean_response, is_left_out, response_values  # noqa: E402
 from generator_py.release.gt import gt_values  # noqa: E402
 
 

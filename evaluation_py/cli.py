@@ -2,7 +2,7 @@
 
     hctqa list families|formats|modes|backends|metrics|filters
     hctqa eval ENTRY.yml [--limit N] [--formats F ...] [--project-dir DIR]
-    hctqa score FILE ...            (python -m evaluation_py.score)
+    hctqa score FILE ...            (python -m evaluation_py.scoring.cli)
     hctqa sandbox run PROGRAM.py    (python -m evaluation_py.sandbox)
     hctqa report [--project-dir DIR]
 
@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--project-dir", default=".", help="the dbt project (default: the working directory)")
     ev.add_argument("--vars", default=None, help="more dbt vars, as YAML (e.g. '{judge_model: ...}')")
     ev.add_argument("--exclude", nargs="+", default=[], help="dbt nodes left out of the build (dbt's --exclude)")
-    commands.add_parser("score", help="score a predictions file (python -m evaluation_py.score)", add_help=False)
+    commands.add_parser("score", help="score a predictions file (python -m evaluation_py.scoring.cli)", add_help=False)
     commands.add_parser("sandbox", help="run a program in the sandbox (python -m evaluation_py.sandbox)",
                         add_help=False)
     report = commands.add_parser("report", help="print the report's path and the last run's headline")
@@ -75,7 +75,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 def _delegate(command: str, argv: list[str]) -> int:
     if command == "score":
-        from .score import main as command_main
+        from .scoring.cli import main as command_main
     else:
         from .sandbox.__main__ import main as command_main
     captured = io.StringIO()
@@ -108,7 +108,7 @@ def read_entries(path: Path, limit: Optional[int], formats: Optional[list[str]])
     """The entries of an ENTRY.yml, with --limit / --formats applied and checked; UsageError naming the file."""
     import yaml
 
-    from .model_specs import parse_eval_models
+    from .configuration.model_specs import parse_eval_models
 
     try:
         raw = yaml.safe_load(path.read_text())
@@ -200,7 +200,7 @@ def _print_leaderboard(database: Path, names: list[str]) -> int:
 
 
 def _report(project: Path) -> int:
-    from generator_py.build_config import output_dir
+    from generator_py.dbt_glue.build_config import output_dir
 
     database = _database(project.resolve())
     reports = output_dir(None, database, "reports")

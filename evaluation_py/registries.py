@@ -1,7 +1,7 @@
 """Every registry of the project by kind: what `hctqa list KIND`, the catalog relation
 (`int_registry_catalog`) and plugins (entry point group `hctqa.<kind>`) see.
 
-Each registry is a `generator_py.registry.Registry`; the question families and the table formats live in
+Each registry is a `generator_py.core.registry.Registry`; the question families and the table formats live in
 generator_py (generation uses them), the rest here. Importing this module imports every built-in
 registration; a registry loads its plugins on its first lookup or listing.
 """
@@ -11,14 +11,14 @@ import json
 from typing import Any
 
 from generator_py.questions.families import ALL_FAMILIES
-from generator_py.registry import Registry
+from generator_py.core.registry import Registry
 from generator_py.render.registry import FORMATS
 
 from .choice import requests as _choice_requests  # noqa: F401  (registers the choice mode, its filter)
 from .backends import BACKENDS
-from .extraction import FILTERS
-from .inference_modes import MODES
-from .metrics import METRICS
+from .scoring.extraction import FILTERS
+from .modes.inference_mode import MODES
+from .scoring.metrics import METRICS
 
 REGISTRIES: dict[str, Registry] = {
     "families": ALL_FAMILIES,

@@ -1,5 +1,5 @@
 {#
-  HCT cell text for a number, matching generator_py.formatting.format_cell_number: round to 6
+  HCT cell text for a number, matching generator_py.core.formatting.format_cell_number: round to 6
   decimals (drops summation noise), then half-up to 2; integer tables print integral values as integers.
 #}
 {% macro format_cell_number(value, is_integer) -%}
@@ -14,7 +14,7 @@ end)
 array_to_string(list_transform({{ names }}, lambda x: replace(x, '_', ' ')), ' / ')
 {%- endmacro %}
 
-{# Canonical answer text for a number (generator_py.formatting.format_number): 34, 12.5, 3.14. #}
+{# Canonical answer text for a number (generator_py.core.formatting.format_number): 34, 12.5, 3.14. #}
 {% macro format_number(value) -%}
 (case
     when round(cast({{ value }} as decimal(18, 6)), 2) = round(cast({{ value }} as decimal(18, 6)), 0)

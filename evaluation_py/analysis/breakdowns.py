@@ -5,7 +5,7 @@ and metric) and returns one row per group and metric with ``model_name``,
 ``inference_mode``, ``scoring_mode``, the group keys, ``metric``, the mean ``value``,
 ``n`` (the predictions scored: the rows the mean is over) and ``n_left_out`` (the
 predictions paper mode left out, 0 in strict mode), as in ``eval_summary``; any
-registered metric comes through. The means are :func:`evaluation_py.scoring.mean_scores`.
+registered metric comes through. The means are :func:`evaluation_py.scoring.scores.mean_scores`.
 By default each model contributes its primary table format only (see
 :func:`selection.select_scores`).
 """
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from evaluation_py.scoring import mean_scores
+from evaluation_py.scoring.scores import mean_scores
 
 from .coerce import to_flag, to_number
 from .schema import AGGREGATION_TYPES, QUESTION_BREAKDOWN_PROPERTIES, aggregation_type_column

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation_py.final_answer import states_final_answer
-from evaluation_py.scoring import mean_scores
+from evaluation_py.scoring.final_answer import states_final_answer
+from evaluation_py.scoring.scores import mean_scores
 
 from .selection import PRIMARY, select_scores
 
@@ -21,14 +21,14 @@ REAL_FAMILY = "real"  # the family of questions of the HCT-QA release (benchmark
 
 def code_modes() -> tuple[str, ...]:
     """The registered modes whose programs run in the sandbox (`runs_code`: pot, icot)."""
-    from evaluation_py.inference_modes import MODES
+    from evaluation_py.modes.inference_mode import MODES
 
     return tuple(m.name for m in MODES if m.kind == "generate" and m.runs_code)
 
 
 def text_modes() -> tuple[str, ...]:
     """The registered modes that answer in text alone (direct, tcot), the baselines of the code modes."""
-    from evaluation_py.inference_modes import MODES
+    from evaluation_py.modes.inference_mode import MODES
 
     return tuple(m.name for m in MODES if m.kind == "generate" and not m.runs_code)
 

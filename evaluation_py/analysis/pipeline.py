@@ -12,7 +12,7 @@ import pandas as pd
 from . import breakdowns as bd
 from .composition import benchmark_composition
 from .regression import property_regressions
-from ..leaderboard import leaderboard_of_scores as leaderboard
+from .leaderboard import leaderboard_of_scores as leaderboard
 from .report import Table, write_report
 from .report_build import models_evaluated, report_sections
 from .selection import model_order

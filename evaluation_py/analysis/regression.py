@@ -1,7 +1,7 @@
 """RQ5 / RQ6: effect of table or question properties on every registered metric of a question.
 
 One fit per model under test (and one pooled over them with fixed effects per
-model condition), per metric of :mod:`evaluation_py.metrics`: OLS on a graded metric
+model condition), per metric of :mod:`evaluation_py.scoring.metrics`: OLS on a graded metric
 (precision, recall, F1) and a linear probability model (OLS) on a binary one (CC),
 all on the same design, so CC coefficients read as changes in the probability of a
 completely correct answer. Standard errors are clustered by ``table_id``; p-values are
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from evaluation_py import metrics as metric_registry
+from evaluation_py.scoring import metrics as metric_registry
 
 from .coerce import to_number
 from .design import build_design, question_property_values, table_property_values

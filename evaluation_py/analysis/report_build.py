@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import plots
-from ..leaderboard import leaderboard_of_scores as leaderboard
+from .leaderboard import leaderboard_of_scores as leaderboard
 from .report import Section, Table, Unanswered, write_report
 from .schema import AGGREGATION_TYPES, POOLED, QUESTION_PROPERTY_LABELS, property_label, template_label
 from .selection import is_oracle, left_out_mask, model_order, primary_formats

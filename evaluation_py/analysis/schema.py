@@ -1,4 +1,4 @@
-"""Names shared by the analysis modules: property columns and their hierarchy (metrics: evaluation_py.metrics).
+"""Names shared by the analysis modules: property columns and their hierarchy (metrics: evaluation_py.scoring.metrics).
 
 The table-property names follow ``docs/properties.md`` (23 booleans) and live in
 ``generator_py.release.properties``.

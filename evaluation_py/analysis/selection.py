@@ -7,8 +7,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from evaluation_py.extraction import DEFAULT_INFERENCE_MODE
-from evaluation_py.scoring import mean_scores
+from evaluation_py.scoring.extraction import DEFAULT_INFERENCE_MODE
+from evaluation_py.scoring.scores import mean_scores
 
 from .schema import reference_backends
 
@@ -66,7 +66,7 @@ def select_scores(
     ``scoring_mode``: one mode, several, or None for all; ``metric`` likewise. ``table_format``:
     'primary' (per model its primary format, see :func:`primary_formats`), a format name / list, or
     None for every format. In paper mode, rows with ``left_out`` are excluded unless
-    ``exclude_left_out`` is false (then :func:`evaluation_py.scoring.mean_scores` counts them apart).
+    ``exclude_left_out`` is false (then :func:`evaluation_py.scoring.scores.mean_scores` counts them apart).
     """
     df = with_inference_mode(scores)
     mask = np.ones(len(df), dtype=bool)

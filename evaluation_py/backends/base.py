@@ -7,10 +7,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
-from generator_py.registry import Registry
+from generator_py.core.registry import Registry
 
 from .benchmark import BenchmarkLookup
-from ..image_prompts import key_messages
+from ..prompting.image_prompts import key_messages
 
 REQUEST_KINDS = ("generate", "choose")
 # What a backend may declare it can serve; a request needing one its backend lacks fails before any call.
@@ -36,7 +36,7 @@ class PredictionRequest:
     messages: tuple[dict, ...]
     params: dict = field(default_factory=dict)
     kind: str = "generate"  # "choose": pick one of given choices (a backend without logprobs answers in text)
-    inference_mode: str = "direct"  # evaluation_py.inference_modes
+    inference_mode: str = "direct"  # evaluation_py.modes.inference_mode
     turn: int = 0  # 0 for the first turn of an episode
     parent_key: Optional[str] = None  # the previous turn's cache_key; None on a first turn
     prompt_version: str = ""  # the version of the mode's prompt wording

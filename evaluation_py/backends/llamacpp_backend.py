@@ -75,7 +75,7 @@ _SHA_MEMO: dict[tuple[str, int, int], str] = {}
 
 
 def _file_sha256(path: Path) -> str:
-    from generator_py.build_config import file_digest
+    from generator_py.dbt_glue.build_config import file_digest
 
     st = path.stat()
     memo = (str(path.resolve()), st.st_size, st.st_mtime_ns)  # a GGUF file is large: hashed once per version

@@ -44,7 +44,7 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from ..image_prompts import ImageWire, has_images
+from ..prompting.image_prompts import ImageWire, has_images
 from .base import Backend, Prediction, PredictionRequest, register
 from .params import group_by_table, resolve_params
 
@@ -302,7 +302,7 @@ class OpenAIBackend(Backend):
         )
 
     async def _one(self, req: PredictionRequest, clients: list[Any], balancer: _Balancer) -> Prediction:
-        from ..interrupt import stopping
+        from ..running.interrupt import stopping
 
         params = resolve_params(self.params, req.params)
         body = self._body(req, params)
@@ -341,7 +341,7 @@ class OpenAIBackend(Backend):
     async def _run_async(self, ordered: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         import openai
 
-        from ..interrupt import stopping
+        from ..running.interrupt import stopping
 
         clients = [
             openai.AsyncOpenAI(base_url=u, api_key=self.api_key, max_retries=0, timeout=self.timeout_s)
@@ -355,7 +355,7 @@ class OpenAIBackend(Backend):
         async def worker() -> None:
             # The shared iterator hands requests out in order; `concurrency` workers bound what is in flight.
             for req in it:
-                if stopping():  # SIGINT / SIGTERM: nothing new is sent (evaluation_py.interrupt)
+                if stopping():  # SIGINT / SIGTERM: nothing new is sent (evaluation_py.running.interrupt)
                     return
                 on_result(await self._one(req, clients, balancer))
 

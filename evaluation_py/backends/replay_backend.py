@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from generator_py.build_config import file_digest
+from generator_py.dbt_glue.build_config import file_digest
 
-from ..jsonl import JsonlError, read_jsonl
+from ..scoring.jsonl import JsonlError, read_jsonl
 from .base import Backend, Prediction, PredictionRequest, register
 
 _UNSET = object()
@@ -68,7 +68,7 @@ def read_responses(path: str | Path) -> ResponsesFile:
 def _read_responses(p: Path) -> ResponsesFile:
     out = ResponsesFile(p)
     try:
-        for lineno, obj in read_jsonl(p):  # blank lines, BOM, gzip, bad JSON: evaluation_py.jsonl
+        for lineno, obj in read_jsonl(p):  # blank lines, BOM, gzip, bad JSON: evaluation_py.scoring.jsonl
             where = f"{p}:{lineno}"
             qid = obj.get("qap_id", obj.get("id"))
             if qid is None or str(qid) == "":
@@ -98,7 +98,7 @@ def _read_responses(p: Path) -> ResponsesFile:
 
 def _read_mode_line(out: ResponsesFile, obj: dict, qid: str, lineno: int, where: str) -> None:
     """A line of one inference mode: its replies, turn by turn (see the module docstring)."""
-    from ..inference_modes import get_mode, mode_names
+    from ..modes.inference_mode import get_mode, mode_names
 
     mode = str(obj["inference_mode"])
     if mode not in mode_names():

@@ -15,7 +15,7 @@ import json
 import time
 from typing import Any, Callable
 
-from ..image_prompts import ImageWire, has_images
+from ..prompting.image_prompts import ImageWire, has_images
 from .base import Backend, Prediction, PredictionRequest, register
 from .params import group_by_table, resolve_params
 

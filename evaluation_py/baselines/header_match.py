@@ -1,6 +1,6 @@
 """A floor baseline: answer a question by matching header labels mentioned in it.
 
-1. Parse the table (`evaluation_py.html_table`); every value cell has a row path and a column
+1. Parse the table (`evaluation_py.baselines.html_table`); every value cell has a row path and a column
    path of header labels. A *level* is (axis, position on the path).
 2. Find the labels mentioned in the question: whole words, case-insensitive, punctuation ignored,
    longest match wins where two mentions overlap (one-character labels only when quoted).
@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from evaluation_py.html_table import ParsedTable, ValueCell, is_aggregate_label, parse_html_table
+from evaluation_py.baselines.html_table import ParsedTable, ValueCell, is_aggregate_label, parse_html_table
 # An aggregate prints as the ground truth prints it (ties at the second decimal round half up).
-from generator_py.formatting import format_number
+from generator_py.core.formatting import format_number
 
 NO_ANSWER = "no answer"
 

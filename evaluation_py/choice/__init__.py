@@ -7,5 +7,6 @@
 - `predictions`: per item x model x order, both scorings (eval_choice_predictions);
 - `analysis`: accuracy summaries, the robustness gap, probe positions, the property regression;
 - `figures`: the report's choice figures and tables;
-- `dbt_inputs`: what the dbt model (models/choice/eval_choice_predictions.py) reads.
+
+What the dbt model (models/choice/eval_choice_predictions.py) reads: evaluation_py.dbt_glue.choice_inputs.
 """

@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..backends import base
-from ..model_specs import ModelSpec
-from ..predict import predict
-from ..store import PredictionStore
+from ..configuration.model_specs import ModelSpec
+from ..running.predictions import predict
+from ..running.store import PredictionStore
 from .letters import letter_from_text, letter_probs
 from .requests import build_choice_requests, choice_spec
 

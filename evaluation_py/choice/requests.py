@@ -14,15 +14,15 @@ from typing import Optional
 
 import pandas as pd
 
-from generator_py.rng import stable_int
+from generator_py.core.rng import stable_int
 
 from ..backends.base import PredictionRequest, backend_class, make_cache_key
 from ..backends.benchmark import BenchmarkLookup
 from ..backends.params import resolve_params
-from ..extraction import register_filter
-from ..inference_modes import InferenceMode, register_mode
+from ..scoring.extraction import register_filter
+from ..modes.inference_mode import InferenceMode, register_mode
 from .letters import letter_from_text
-from ..model_specs import ModelSpec
+from ..configuration.model_specs import ModelSpec
 from .prompt import CHOICE_PROMPT_VERSION, ORDERS, ShownItem, build_choice_messages, options_in_order
 
 CHOICE_MODE_NAME = "choice"

@@ -1,5 +1,6 @@
 """The reasoning inference modes (TReB §3): `tcot`, `pot`, `icot`, one module each; importing this
-package registers them (evaluation_py.inference_modes imports it after registering `direct`).
+package registers them (`inference_mode`, the mode type and its registry, imports it after
+registering `direct`).
 
 `pot` and `icot` run model-written code in the sandbox (evaluation_py.sandbox); what a run gave is
 cached beside the answers (`execution`) and shown per prediction (`outcomes`).

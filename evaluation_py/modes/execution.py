@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from .. import interrupt
+from ..running import interrupt
 from ..sandbox import Limits, SandboxPool
 from ..sandbox.bubblewrap import find_bwrap
 from ..sandbox.program import TEXT_INPUTS

@@ -13,11 +13,11 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Optional
 
-from ..final_answer import states_final_answer
-from ..inference_modes import InferenceMode, register_mode
-from ..prompts import PromptTemplate, build_messages
+from ..scoring.final_answer import states_final_answer
+from .inference_mode import InferenceMode, register_mode
+from ..prompting.prompts import PromptTemplate, build_messages
 from .code_blocks import code_blocks
-from .wording import ANSWER_FORM, PROGRAM_INPUTS, TABLE_FORMAT_NAMES
+from ..prompting.mode_wording import ANSWER_FORM, PROGRAM_INPUTS, TABLE_FORMAT_NAMES
 
 MAX_TURNS = 5
 

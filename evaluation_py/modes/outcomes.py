@@ -28,9 +28,9 @@ from typing import Callable, Optional
 
 import pandas as pd
 
-from ..final_answer import before_final_answer
-from ..inference_modes import get_mode
-from ..store import PredictionStore
+from ..scoring.final_answer import before_final_answer
+from .inference_mode import get_mode
+from ..running.store import PredictionStore
 from .code_blocks import code_blocks, program_of
 from .execution import MODE_LIMITS, TABLE_INPUTS, CodeRunner, ExecutionCache, execution_key, require_sandbox
 
@@ -154,7 +154,7 @@ def answers_for_scoring(merged: pd.DataFrame, extracted: pd.Series) -> pd.Series
 
 
 def _known_modes():
-    from ..inference_modes import mode_names
+    from .inference_mode import mode_names
 
     return set(mode_names())
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..inference_modes import InferenceMode, register_mode
-from ..prompts import PromptTemplate, build_messages
-from .wording import PROGRAM_INPUTS, TABLE_FORMAT_NAMES
+from .inference_mode import InferenceMode, register_mode
+from ..prompting.prompts import PromptTemplate, build_messages
+from ..prompting.mode_wording import PROGRAM_INPUTS, TABLE_FORMAT_NAMES
 
 PROMPT = PromptTemplate(
     version="hctqa-pot-v1",

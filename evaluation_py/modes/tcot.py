@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..inference_modes import InferenceMode, register_mode
-from ..prompts import PromptTemplate, build_messages
-from .wording import TABLE_FORMAT_NAMES, ANSWER_FORM
+from .inference_mode import InferenceMode, register_mode
+from ..prompting.prompts import PromptTemplate, build_messages
+from ..prompting.mode_wording import TABLE_FORMAT_NAMES, ANSWER_FORM
 
 PROMPT = PromptTemplate(
     version="hctqa-tcot-v1",

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from evaluation_py.scoring import to_long
+from evaluation_py.scoring.scores import to_long
 from generator_py.release.properties import TABLE_PROPERTY_COLUMNS
 
 METRICS = ("precision", "recall", "f1", "cc")  # the HCT-QA metrics these fake scores stand for

@@ -10,7 +10,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pandas as pd
 
-from ..formatting import format_value
+from ..core.formatting import format_value
 from ..questions.spec import Rows
 
 

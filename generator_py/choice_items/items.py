@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..questions.spec import Rows, evaluate_filtered
-from ..relational import relational_rows as read_relational_rows
-from ..rng import rng_for
+from ..tables.relational import relational_rows as read_relational_rows
+from ..core.rng import rng_for
 from .choice_table import ChoiceTable, ValueCell, canonical_text, text_grids
 from .content_variants import CONTENT_VARIANTS, grid_csv, variant_grid
 from .option_text import answer_option

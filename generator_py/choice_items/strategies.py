@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable, Optional
 
-from ..formatting import format_value
+from ..core.formatting import format_value
 from ..questions.spec import evaluate_filtered, evaluate_spec, filtered_rows
 from .choice_table import ChoiceTable, ValueCell
 from .option_text import answer_option, option_value_key, options_differ

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Optional
 
 import pandas as pd
 
-from ..rng import rng_for
+from ..core.rng import rng_for
 
 WORD = re.compile(r"[^\W\d_]{2,}")
 

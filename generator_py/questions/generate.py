@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
 
-from ..relational import RelationalTable
-from ..rng import rng_for
+from ..tables.relational import RelationalTable
+from ..core.rng import rng_for
 from .domain_nl import DomainNL
 from .families import FAMILIES, QUESTION_VARIETIES, QuestionFamily, question_id
 from .query_facts import query_facts

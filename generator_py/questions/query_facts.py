@@ -7,7 +7,7 @@ from typing import Optional
 
 from sqlglot import exp
 
-from ..formatting import format_number
+from ..core.formatting import format_number
 
 
 @dataclass

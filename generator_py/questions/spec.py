@@ -58,7 +58,7 @@ def _table() -> exp.Table:
 
 
 def _number(x: float) -> exp.Literal:
-    from ..formatting import format_number
+    from ..core.formatting import format_number
 
     return exp.Literal.number(format_number(x))
 

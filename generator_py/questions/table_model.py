@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..relational import RelationalTable
+from ..tables.relational import RelationalTable
 from .spec import VALUE, Rows
 from .types import Measure
 

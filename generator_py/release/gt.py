@@ -2,7 +2,7 @@
 
 Written (:func:`format_gt`): one `{...}` per answer row, its values joined by ` | `, the rows
 joined by ` || ` (`{a | 1} || {b | 2.5}`); numbers in the canonical form of
-`generator_py.formatting`, NULLs inside a row left out. The SQL side writes the same string from
+`generator_py.core.formatting`, NULLs inside a row left out. The SQL side writes the same string from
 the answer rows (`macros/release_gt.sql`).
 
 Read as rows (:func:`gt_rows`): the structure, for `answer_rows` of an imported release question;
@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from generator_py.formatting import format_value
+from generator_py.core.formatting import format_value
 
 _DIGIT_COMMA_RE = re.compile(r"(?<=\d),(?=\d)")
 # A decimal number's trailing zeros, when a word boundary follows: `5.0` -> `5`, `71.40` -> `71.4`.

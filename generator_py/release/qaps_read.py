@@ -1,7 +1,7 @@
 """Reading the release's `realWorld_HCT_qaps.json` (plain or gzipped): tables, their CSV, questions.
 
 `read_qaps(path)` checks the structure and reads the property values (`properties`); it renders
-nothing: `evaluation_py.real_import` lays the tables out as the marts' rows. Bad content raises
+nothing: `generator_py.release.real_import` lays the tables out as the marts' rows. Bad content raises
 ValueError naming the file and the table / question (by id and position).
 """
 from __future__ import annotations

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from generator_py.mart_frame import as_bool, as_int, as_text, check_frame, sorted_by_id
+from generator_py.exports.mart_frame import as_bool, as_int, as_text, check_frame, sorted_by_id
 from generator_py.render.registry import format_names
 
 from .properties import (
@@ -114,6 +114,6 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
 
 
 def qaps_bytes(qaps: Any) -> bytes:
-    """The qaps structure as one line of UTF-8 JSON (what the export writes, `generator_py.export`)."""
+    """The qaps structure as one line of UTF-8 JSON (what the export writes, `generator_py.exports.benchmark_exports`)."""
     # compact: json's C encoder only runs without indentation (about ten times faster)
     return (json.dumps(qaps, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")

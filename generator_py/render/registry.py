@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 from generator_py.grid.cells import TableGrid
-from generator_py.registry import Registry
+from generator_py.core.registry import Registry
 
 Rendering = Union[str, bytes]
 

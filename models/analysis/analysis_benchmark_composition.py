@@ -3,8 +3,8 @@ import pandas as pd
 
 from evaluation_py.analysis import benchmark_composition
 from evaluation_py.analysis.composition import choice_item_composition
-from evaluation_py.finetune_export import composition_rows
-from generator_py.build_config import built_relation, stamp
+from evaluation_py.exports.finetune_sets import composition_rows
+from generator_py.dbt_glue.build_config import built_relation, stamp
 
 
 def model(dbt, session):

@@ -1,6 +1,6 @@
 """Structure-probe accuracy by target row and column, per model, scoring, probe and content variant."""
 from evaluation_py.choice.analysis import probe_positions
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

@@ -1,6 +1,6 @@
 """Effect of each table property on whether a choice item is right in both orders, per model under test."""
 from evaluation_py.choice.analysis import property_regressions
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

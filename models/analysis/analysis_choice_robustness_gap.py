@@ -1,6 +1,6 @@
 """The robustness gap b_tis - m_tis per model and scoring: the cost of a pseudo-relevant second table."""
 from evaluation_py.choice.analysis import robustness_gap
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

@@ -1,7 +1,7 @@
 """Turns used per multi-turn episode (icot): see evaluation_py.analysis.mode_comparison."""
 from evaluation_py.analysis.mode_comparison import episode_turns
-from evaluation_py.inference_modes import get_mode, mode_names
-from generator_py.build_config import stamp
+from evaluation_py.modes.inference_mode import get_mode, mode_names
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

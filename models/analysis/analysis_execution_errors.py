@@ -1,6 +1,6 @@
 """How pot / icot code runs ended, by kind: see evaluation_py.analysis.mode_comparison."""
 from evaluation_py.analysis.mode_comparison import execution_errors
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

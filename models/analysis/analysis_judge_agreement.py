@@ -1,6 +1,6 @@
 """The LLM judge against our complete-containment score: confusion counts and Cohen's kappa per evaluated model."""
 from evaluation_py.analysis.judge_agreement import judge_agreement
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

@@ -1,6 +1,6 @@
 """Gain of pot and icot over direct and tcot per family: see evaluation_py.analysis.mode_comparison."""
 from evaluation_py.analysis.mode_comparison import mode_gains
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

@@ -1,6 +1,6 @@
 """Effect of each table property and question property on per-question F1 and CC, per model under test and pooled."""
 from evaluation_py.analysis.regression import property_regressions
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

@@ -2,7 +2,7 @@
 import json
 
 from evaluation_py.analysis.report_build import build_report
-from generator_py.build_config import FINGERPRINT_COLUMN, built_relation, database_path, output_dir, stamp
+from generator_py.dbt_glue.build_config import FINGERPRINT_COLUMN, built_relation, database_path, output_dir, stamp
 
 def model(dbt, session):
     dbt.config(materialized="table")

@@ -1,6 +1,6 @@
 """Scores by model x inference mode x question family: see evaluation_py.analysis.mode_comparison."""
 from evaluation_py.analysis.mode_comparison import scores_by_mode_family
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

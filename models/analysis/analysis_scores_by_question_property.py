@@ -1,6 +1,6 @@
 """Breakdown of model scores: see evaluation_py.analysis.breakdowns.scores_by_question_property."""
 from evaluation_py.analysis import scores_by_question_property
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

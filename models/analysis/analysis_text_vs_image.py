@@ -1,6 +1,6 @@
 """Text versus image per model (RQ10): see evaluation_py.analysis.modality.text_vs_image."""
 from evaluation_py.analysis.modality import text_vs_image
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

@@ -1,7 +1,7 @@
 """TabIS-style two-option items (b_tis, su_tis, m_tis) and structure probes (tsu_*) on the benchmark's tables."""
-from generator_py.build_config import stamp
+from generator_py.dbt_glue.build_config import stamp
 from generator_py.choice_items import build_choice_items
-from generator_py.dbt_inputs import seed_var
+from generator_py.dbt_glue.vars import seed_var
 
 
 def model(dbt, session):

@@ -2,8 +2,8 @@
 originals and obfuscated twins in files of their own, unchanged files left as they are."""
 import pandas as pd
 
-from generator_py.build_config import built_relation, database_path, output_dir, stamp
-from generator_py.export import write_exports
+from generator_py.dbt_glue.build_config import built_relation, database_path, output_dir, stamp
+from generator_py.exports.benchmark_exports import write_exports
 
 
 def model(dbt, session):

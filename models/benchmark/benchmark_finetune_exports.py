@@ -1,9 +1,9 @@
 """Writes the fine-tuning sets (Hugging Face Parquet splits, LLaMA-Factory's dataset_info.json naming them)
 under <exports_dir>/, a batch of examples at a time."""
-from evaluation_py.finetune_export import (QUESTION_COLUMNS, choice_examples, example_batches, question_examples,
+from evaluation_py.exports.finetune_sets import (QUESTION_COLUMNS, choice_examples, example_batches, question_examples,
                                            write_finetune_exports, written_frame)
-from generator_py.build_config import database_path, output_dir, stamp
-from generator_py.dbt_inputs import bool_var
+from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
+from generator_py.dbt_glue.vars import bool_var
 
 
 def _project(relation, wanted):

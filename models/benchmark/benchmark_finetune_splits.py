@@ -1,7 +1,7 @@
 """The fine-tuning split of every table (train / validation / test), a seeded function of its original table."""
-from evaluation_py.finetune_splits import ORIGINAL_COLUMN, parse_fractions, table_splits
-from generator_py.build_config import stamp
-from generator_py.dbt_inputs import parse_config, seed_var
+from evaluation_py.exports.finetune_splits import ORIGINAL_COLUMN, parse_fractions, table_splits
+from generator_py.dbt_glue.build_config import stamp
+from generator_py.dbt_glue.vars import parse_config, seed_var
 
 
 def model(dbt, session):

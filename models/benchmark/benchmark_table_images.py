@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from generator_py.build_config import database_path, output_dir, stamp
+from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
 from generator_py.obfuscation import OBFUSCATED_SUFFIX
 from generator_py.render.image import CELL_COLUMNS, tables_from_frames, write_table_images
 

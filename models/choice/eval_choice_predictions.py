@@ -4,9 +4,9 @@ has them, from the first token's log-probabilities.
 
 In its own folder, not models/evaluation: a build of `--select models/evaluation` on a benchmark
 without benchmark_choice_items (the free-text evaluation alone) does not need the items."""
-from evaluation_py.choice.dbt_inputs import choice_predictions_from_relations
-from evaluation_py.dbt_inputs import store_path
-from generator_py.build_config import database_path, stamp
+from evaluation_py.dbt_glue.choice_inputs import choice_predictions_from_relations
+from evaluation_py.dbt_glue.evaluation_inputs import store_path
+from generator_py.dbt_glue.build_config import database_path, stamp
 
 
 def model(dbt, session):

@@ -1,9 +1,9 @@
 """One row per code block run for this build's pot and icot predictions (pot: its one program; icot:
 each block of the replies that got a follow-up), from the execution cache beside the predictions:
 which sandbox ran it, its error kind (NULL when it ran), its answer and its output (capped)."""
-from evaluation_py.dbt_inputs import eval_entries, sandbox_of_entries, store_path
+from evaluation_py.dbt_glue.evaluation_inputs import eval_entries, sandbox_of_entries, store_path
 from evaluation_py.modes.outcomes import executions_table, text_columns_typed
-from generator_py.build_config import database_path, stamp
+from generator_py.dbt_glue.build_config import database_path, stamp
 from evaluation_py.modes.execution import TABLE_INPUTS
 
 

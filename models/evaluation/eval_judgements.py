@@ -3,10 +3,10 @@
 Judge requests are cached in the predictions store under keys of their own: a rebuild sends nothing
 already judged, and the judge's backend is started only when something is not.
 """
-from evaluation_py.dbt_inputs import store_path
-from evaluation_py.judge import judgements_table
-from generator_py.build_config import database_path, stamp
-from generator_py.dbt_inputs import parse_config
+from evaluation_py.dbt_glue.evaluation_inputs import store_path
+from evaluation_py.scoring.judge import judgements_table
+from generator_py.dbt_glue.build_config import database_path, stamp
+from generator_py.dbt_glue.vars import parse_config
 
 
 def model(dbt, session):

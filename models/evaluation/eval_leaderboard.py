@@ -1,9 +1,9 @@
 """Per model x table format x inference mode x scoring mode x metric, on the questions every model of that
-group answered: the mean with a 95 % interval from a bootstrap resampling tables (evaluation_py.leaderboard).
+group answered: the mean with a 95 % interval from a bootstrap resampling tables (evaluation_py.analysis.leaderboard).
 The original questions only (the obfuscated twins: analysis_obfuscation_gap)."""
-from evaluation_py.leaderboard import SCORE_INPUT_COLUMNS, leaderboard
-from generator_py.build_config import stamp
-from generator_py.dbt_inputs import seed_var
+from evaluation_py.analysis.leaderboard import SCORE_INPUT_COLUMNS, leaderboard
+from generator_py.dbt_glue.build_config import stamp
+from generator_py.dbt_glue.vars import seed_var
 
 
 def model(dbt, session):

@@ -1,9 +1,9 @@
 """Every pair of models under test (the baselines are not) on the questions both answered: the mean paired
 difference with its table-clustered bootstrap interval, a p value and the p values BH-adjusted across pairs
-(evaluation_py.leaderboard). The original questions only."""
-from evaluation_py.leaderboard import SCORE_INPUT_COLUMNS, comparisons
-from generator_py.build_config import stamp
-from generator_py.dbt_inputs import seed_var
+(evaluation_py.analysis.leaderboard). The original questions only."""
+from evaluation_py.analysis.leaderboard import SCORE_INPUT_COLUMNS, comparisons
+from generator_py.dbt_glue.build_config import stamp
+from generator_py.dbt_glue.vars import seed_var
 
 
 def model(dbt, session):

@@ -2,9 +2,9 @@
 build. Any row is reported as a warning with counts per model and error kind."""
 import logging
 
-from evaluation_py.dbt_inputs import store_path
-from evaluation_py.predict import errors_table, failure_summary
-from generator_py.build_config import database_path, stamp
+from evaluation_py.dbt_glue.evaluation_inputs import store_path
+from evaluation_py.running.predictions import errors_table, failure_summary
+from generator_py.dbt_glue.build_config import database_path, stamp
 
 log = logging.getLogger("eval_prediction_errors")
 

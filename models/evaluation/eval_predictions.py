@@ -8,10 +8,10 @@ started) only when the cache lacks an answer, so a fully cached rebuild costs a 
 The reasoning modes' columns (reasoning, sandbox, execution_*) come from evaluation_py.modes.outcomes:
 pot's program runs here once, its result cached beside the answers.
 """
-from evaluation_py.dbt_inputs import eval_entries, eval_inputs_from_relations, sandbox_of_entries, store_path, table_images_in
+from evaluation_py.dbt_glue.evaluation_inputs import eval_entries, eval_inputs_from_relations, sandbox_of_entries, store_path, table_images_in
 from evaluation_py.modes.outcomes import MODE_COLUMNS, text_columns_typed, with_mode_columns
-from evaluation_py.predict import predict_pending
-from generator_py.build_config import database_path, output_dir, stamp
+from evaluation_py.running.predictions import predict_pending
+from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
 from evaluation_py.modes.execution import TABLE_INPUTS
 
 

@@ -1,7 +1,7 @@
 """The zero-shot chat messages sent for each question and table format (one row per distinct prompt)."""
-from evaluation_py.dbt_inputs import eval_entries, eval_inputs_from_relations, table_images_in
-from evaluation_py.predict import prompts_table
-from generator_py.build_config import database_path, output_dir, stamp
+from evaluation_py.dbt_glue.evaluation_inputs import eval_entries, eval_inputs_from_relations, table_images_in
+from evaluation_py.running.predictions import prompts_table
+from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
 
 
 def model(dbt, session):

@@ -2,12 +2,12 @@
 
 This build's requests, and in the accumulate scope (var eval_scope, the default) every request of a
 model evaluated on this benchmark (same build_fingerprint) by an earlier build that the store has
-answered, each model with its latest entry (evaluation_py.results). Replay files are checked against
+answered, each model with its latest entry (evaluation_py.running.results). Replay files are checked against
 the benchmark here, once, before any answer is read.
 """
-from evaluation_py.dbt_inputs import build_requests_with_results, eval_entries, eval_inputs_from_relations, store_path, table_images_in
-from evaluation_py.predict import requests_table
-from generator_py.build_config import database_path, fingerprint_of, output_dir, stamp
+from evaluation_py.dbt_glue.evaluation_inputs import build_requests_with_results, eval_entries, eval_inputs_from_relations, store_path, table_images_in
+from evaluation_py.running.predictions import requests_table
+from generator_py.dbt_glue.build_config import database_path, fingerprint_of, output_dir, stamp
 
 
 def model(dbt, session):

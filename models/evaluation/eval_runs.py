@@ -3,9 +3,9 @@ start and end, the entries as given (secrets redacted), package versions, git co
 taken from the store and failed. Built last in the evaluation chain: it closes this run's record in the
 prediction store and writes the run's results file, `<reports>/runs/<run_id>.json`, with its headline
 (eval_leaderboard rows of its models, strict mode)."""
-from evaluation_py.dbt_inputs import store_path
-from evaluation_py.run_record import close_run, runs_table
-from generator_py.build_config import database_path, fingerprint_of, output_dir
+from evaluation_py.dbt_glue.evaluation_inputs import store_path
+from evaluation_py.running.run_record import close_run, runs_table
+from generator_py.dbt_glue.build_config import database_path, fingerprint_of, output_dir
 
 
 def model(dbt, session):

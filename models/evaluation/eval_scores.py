@@ -1,8 +1,8 @@
 """Every registered metric of every request, in both scoring modes, long: one row per request x scoring mode x metric
 (the judge metric only where eval_judgements has a verdict)."""
-from evaluation_py.judge import verdicts
-from evaluation_py.scoring import SCORE_QUESTION_COLUMNS, scores_table
-from generator_py.build_config import stamp
+from evaluation_py.scoring.judge import verdicts
+from evaluation_py.scoring.scores import SCORE_QUESTION_COLUMNS, scores_table
+from generator_py.dbt_glue.build_config import stamp
 
 
 def model(dbt, session):

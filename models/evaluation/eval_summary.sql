@@ -2,7 +2,7 @@
 -- overall, source, dataset, template. Metrics are rows (eval_scores is long), so no metric is named here.
 -- n: the predictions scored (those the means are over); n_left_out: those paper mode left out (missing,
 -- "no answer" and error responses; 0 in strict mode). The analysis_* tables count n the same way
--- (evaluation_py.scoring.mean_scores, the Python twin of this model).
+-- (evaluation_py.scoring.scores.mean_scores, the Python twin of this model).
 -- unanswered: the predictions that gave no answer by strict mode's reading (strict scores them 0).
 -- variant: original or obfuscated questions (an entry with `variants: [original, obfuscated]` answers both),
 -- kept apart so a twin never enters an original's mean.

@@ -1,9 +1,9 @@
 """The turns of this build's finished multi-turn episodes (inference modes of more than one turn), from the
 predictions cache: one row per turn, its follow-up message and the model's reply. Single-turn requests
 (the `direct` mode) have no rows: their one turn is their row of eval_predictions."""
-from evaluation_py.dbt_inputs import store_path
-from evaluation_py.predict import turns_table
-from generator_py.build_config import database_path, stamp
+from evaluation_py.dbt_glue.evaluation_inputs import store_path
+from evaluation_py.running.predictions import turns_table
+from generator_py.dbt_glue.build_config import database_path, stamp
 
 
 def model(dbt, session):

@@ -1,8 +1,8 @@
 """Independent check of the ground truth: each question's SQL text, transpiled by sqlglot to SQLite and run
 with Python's sqlite3, must give the answer DuckDB computed. All questions with var cross_check: true,
 otherwise a fixed sample of 1,000."""
-from generator_py.answer_check import choose_questions, cross_check_frame
-from generator_py.dbt_inputs import bool_var, seed_var
+from generator_py.answers.sql_cross_check import choose_questions, cross_check_frame
+from generator_py.dbt_glue.vars import bool_var, seed_var
 
 
 def model(dbt, session):

@@ -1,6 +1,6 @@
 """Independent check of the answers of the families that compute their own (pandas/numpy on the relational
 rows, the grid's caption and header text): one row per such question, `agrees` tested true."""
-from generator_py.family_cross_check import family_cross_check
+from generator_py.answers.computed_cross_check import family_cross_check
 
 
 def model(dbt, session):

@@ -2,8 +2,8 @@
 its SQL text and NL question."""
 import pandas as pd
 
-from generator_py.dbt_inputs import question_suites_var, seed_var, variety_var
-from generator_py.question_build import generate_all, relational_tables, template_measures
+from generator_py.dbt_glue.vars import question_suites_var, seed_var, variety_var
+from generator_py.questions.instances import generate_all, relational_tables, template_measures
 from generator_py.questions.families import families_for_suites
 from generator_py.questions.domain_nl import tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES

@@ -1,6 +1,6 @@
 """Sampled relational tables: one row per relational row, with its table's layout settings."""
-from generator_py.build import load_all, sample_all
-from generator_py.dbt_inputs import scale_options, seed_var
+from generator_py.tables.generation import load_all, sample_all
+from generator_py.dbt_glue.vars import scale_options, seed_var
 
 
 def model(dbt, session):

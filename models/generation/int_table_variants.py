@@ -1,6 +1,6 @@
 """Individual table templates: one row per valid combination of the generic template options."""
-from generator_py.build import load_all, variants_frame
-from generator_py.dbt_inputs import scale_options
+from generator_py.tables.generation import load_all, variants_frame
+from generator_py.dbt_glue.vars import scale_options
 
 
 def model(dbt, session):

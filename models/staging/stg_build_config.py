@@ -5,8 +5,8 @@ replay file, the release) is checked here, naming the var, entry, file or line, 
 build before a model that would replace what an earlier build made (every other model depends on this
 one); the models reading vars check them again (partial builds).
 """
-from evaluation_py.dbt_inputs import check_build_inputs, remove_var, scope_var
-from generator_py.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
+from evaluation_py.dbt_glue.evaluation_inputs import check_build_inputs, remove_var, scope_var
+from generator_py.dbt_glue.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
 from generator_py.release.qaps_read import resolve_release_file
 
 def model(dbt, session):

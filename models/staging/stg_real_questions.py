@@ -1,5 +1,5 @@
 """Questions of the HCT-QA release's real-world tables, with gt and the release's 36 properties."""
-from evaluation_py.real_import import QUESTION_COLUMNS, load_release_or_empty
+from generator_py.release.real_import import QUESTION_COLUMNS, load_release_or_empty
 
 
 def model(dbt, session):

@@ -3,7 +3,7 @@
 Renderings are left to int_table_renderings, which renders every table's grid; `release_csv` is the
 release's CSV as given, from which stg_real_table_cells reads the grid.
 """
-from evaluation_py.real_import import TABLE_COLUMNS, load_release_or_empty
+from generator_py.release.real_import import TABLE_COLUMNS, load_release_or_empty
 from generator_py.render.registry import format_names
 
 

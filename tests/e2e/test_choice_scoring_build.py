@@ -57,7 +57,7 @@ def test_default_build_asks_the_oracle_every_subset_in_both_orders(ci_db):
 @pytest.mark.local_model
 def test_real_model_first_token_probabilities_in_both_orders(ci_db, tmp_path):
     from evaluation_py.choice.predictions import choice_predictions
-    from evaluation_py.model_specs import parse_eval_models
+    from evaluation_py.configuration.model_specs import parse_eval_models
 
     # One b_tis item and one cell probe on the smallest tables; each is the other's worked example's subset.
     items = ci_db.sql("""

@@ -37,7 +37,7 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
     models = {m for (m,) in query(project, "select distinct model_name from eval_summary")}
     assert models == {"oracle", "header_match"}
     # Default entries run the one-turn `direct` mode: every request is its episode's first and final turn.
-    from evaluation_py.prompts import PROMPT_VERSION
+    from evaluation_py.prompting.prompts import PROMPT_VERSION
     per_request = ("direct", "generate", 0, None, PROMPT_VERSION)
     for mart in ("eval_requests", "eval_predictions"):
         assert query(project, f"select distinct inference_mode, kind, turn, parent_key, prompt_version from {mart}") == [

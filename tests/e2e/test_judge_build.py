@@ -24,8 +24,8 @@ except ImportError as e:
 from support.dbt_project import build_vars, clone, query, run_dbt  # noqa: E402
 
 from evaluation_py.analysis.judge_agreement import cohen_kappa  # noqa: E402
-from evaluation_py.judge import judged_predictions  # noqa: E402
-from evaluation_py.judge_prompt import JUDGE_PROMPT_VERSION, VerdictError, parse_verdict, user_message  # noqa: E402
+from evaluation_py.scoring.judge import judged_predictions  # noqa: E402
+from evaluation_py.prompting.judge_prompt import JUDGE_PROMPT_VERSION, VerdictError, parse_verdict, user_message  # noqa: E402
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 SERVER_LOG = Path("logs") / "llamacpp-server.log"

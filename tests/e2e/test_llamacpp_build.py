@@ -169,9 +169,9 @@ def _request(messages, params, question_id="q"):
 def test_logprobs_are_real_and_a_prompt_over_the_context_is_not_sent(tmp_path):
     from evaluation_py.backends import get_backend
     from evaluation_py.backends.params import resolve_params
-    from evaluation_py.prompts import build_messages
-    from evaluation_py.runner import run_predictions
-    from evaluation_py.store import PredictionStore
+    from evaluation_py.prompting.prompts import build_messages
+    from evaluation_py.running.runner import run_predictions
+    from evaluation_py.running.store import PredictionStore
 
     log = tmp_path / "server.log"
     params = resolve_params({"logprobs": True, "top_logprobs": 5, "max_tokens": 4})
@@ -212,7 +212,7 @@ def test_logprobs_are_real_and_a_prompt_over_the_context_is_not_sent(tmp_path):
 
 def test_gemma_format_refuses_a_system_message(tmp_path):
     from evaluation_py.backends import get_backend
-    from evaluation_py.prompts import build_messages
+    from evaluation_py.prompting.prompts import build_messages
 
     params = {"max_tokens": 4}
     req = _request(build_messages("a,b\n1,2", "csv", "What is b?", system_role=True), params)

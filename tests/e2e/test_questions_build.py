@@ -5,7 +5,7 @@ import json
 
 import sqlglot
 
-from generator_py.ground_truth import ground_truth
+from generator_py.answers.ground_truth import ground_truth
 from generator_py.questions.diversity import question_diversity
 
 

@@ -20,7 +20,7 @@ FAMILY_MODULE = "generator_py/questions/families/toy_cell_family.py"
 NL_SEED = "seeds/nl_templates.csv"
 FORMAT_MODULE = "generator_py/render/tsv_format.py"
 BACKEND_MODULE = "evaluation_py/backends/toy_backend.py"
-METRICS_MODULE = "evaluation_py/metrics.py"
+METRICS_MODULE = "evaluation_py/scoring/metrics.py"
 TOY_NL_TEMPLATE_ID = "90"
 
 TOY_FAMILY = '''"""A toy family: the value of one cell, not a Table III template (suite toy)."""
@@ -132,7 +132,7 @@ def test_the_toys_are_in_the_registry_catalog(toy_build):
     assert rows == [("backends", "toy", "evaluation_py.backends.toy_backend"),
                     ("families", "toy_cell", "generator_py.questions.families.toy_cell_family"),
                     ("formats", "tsv", "generator_py.render.tsv_format"),
-                    ("metrics", "answered", "evaluation_py.metrics")]
+                    ("metrics", "answered", "evaluation_py.scoring.metrics")]
 
 
 def test_the_toy_family_and_format_are_in_the_benchmark(toy_build):

@@ -98,7 +98,7 @@ def query(project: Path, sql: str, params=None) -> list[tuple]:
 
 def requests_for(project: Path, eval_models: list[dict]):
     """The prediction requests a build with `eval_models` makes, computed from the built benchmark."""
-    from evaluation_py.dbt_inputs import eval_inputs
+    from evaluation_py.dbt_glue.evaluation_inputs import eval_inputs
 
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
     try:

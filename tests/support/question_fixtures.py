@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from generator_py.questions import load_domain_nl
-from generator_py.relational import RelationalTable, ShownAggregate, TableAttribute
+from generator_py.tables.relational import RelationalTable, ShownAggregate, TableAttribute
 
 ATTRS = pd.DataFrame(
     [("toy", "Gender", "independent", 1, "Gender"), ("toy", "Year", "independent", 1, "Year"),

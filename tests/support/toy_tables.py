@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from generator_py.relational import RelationalTable, ShownAggregate, TableAttribute
+from generator_py.tables.relational import RelationalTable, ShownAggregate, TableAttribute
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 

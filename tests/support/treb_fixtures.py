@@ -7,7 +7,7 @@ import pandas as pd
 
 from generator_py.questions import load_domain_nl
 from generator_py.questions.families import families_for_suites
-from generator_py.relational import RelationalTable, TableAttribute
+from generator_py.tables.relational import RelationalTable, TableAttribute
 
 from .question_fixtures import ATTRS, toy_nl_frames
 

@@ -209,7 +209,7 @@ def test_every_figure_has_a_caption_saying_what_it_shows(report3):
 
 
 def test_report_opens_with_the_leaderboard_and_its_intervals(inputs, report3):
-    from evaluation_py.leaderboard import leaderboard_of_scores as leaderboard
+    from evaluation_py.analysis.leaderboard import leaderboard_of_scores as leaderboard
 
     _, _, s = inputs
     _, text, _ = report3

@@ -8,7 +8,7 @@ import pytest
 
 from evaluation_py.analysis.breakdowns import answer_verbosity
 from evaluation_py.backends import BenchmarkLookup, get_backend
-from evaluation_py.scoring import n_values_expected, n_values_given, scores_table
+from evaluation_py.scoring.scores import n_values_expected, n_values_given, scores_table
 from evaluation_py.testing.requests import make_requests
 
 # Repeated values within and across rows, thousands separators, trailing zeros, case, a bare value,

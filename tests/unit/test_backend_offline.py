@@ -76,7 +76,7 @@ def test_oracle_answer_format():
 
 
 def test_oracle_backend_scores_one():
-    from evaluation_py import scoring
+    from evaluation_py.scoring import scores as scoring
     reqs = make_requests(len(GTS), backend="oracle")
     gt_of = {r.question_id: gt for r, gt in zip(reqs, GTS)}
     benchmark = BenchmarkLookup(pd.DataFrame({"question_id": list(gt_of), "answer_gt": list(gt_of.values())}))
@@ -160,7 +160,7 @@ def test_vllm_one_chat_call_and_mapping(monkeypatch):
 
 
 def test_oracle_scores_one_on_malformed_release_gts():
-    from evaluation_py.scoring import score_one
+    from evaluation_py.scoring.scores import score_one
 
     for gt in ("{-14597)", "{148304} || 1{49616}", "{Professionals} || [Craft And Related Trades Workers} || {x}"):
         for mode in ("strict", "paper"):

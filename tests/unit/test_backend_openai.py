@@ -9,8 +9,8 @@ import pytest
 from evaluation_py.backends import get_backend
 from evaluation_py.backends.openai_backend import parse_retry_after
 from evaluation_py.backends.params import group_by_table
-from evaluation_py.runner import run_predictions
-from evaluation_py.store import PredictionStore
+from evaluation_py.running.runner import run_predictions
+from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 from evaluation_py.testing.requests import make_requests
 

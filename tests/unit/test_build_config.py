@@ -6,8 +6,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator_py.build_config import build_fingerprint, check_vars, frame_digest, output_dir
-from generator_py.dbt_inputs import domains_var, replicas_var, scale_options, seed_var, share_var
+from generator_py.dbt_glue.build_config import build_fingerprint, check_vars, frame_digest, output_dir
+from generator_py.dbt_glue.vars import domains_var, replicas_var, scale_options, seed_var, share_var
 
 KNOWN = ["accidents", "weather"]
 

@@ -17,8 +17,8 @@ from evaluation_py.choice.predictions import choice_predictions
 from evaluation_py.choice.prompt import CHOICE_PROMPT_VERSION, INSTRUCTIONS
 from evaluation_py.choice.requests import build_choice_requests, request_id
 from evaluation_py.choice.spec import SUBSETS, ChoiceSpec
-from evaluation_py.model_specs import DEFAULT_EVAL_MODELS, parse_eval_models
-from evaluation_py.store import PredictionStore
+from evaluation_py.configuration.model_specs import DEFAULT_EVAL_MODELS, parse_eval_models
+from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer, last_user_message
 
 pytestmark = pytest.mark.timeout(120)
@@ -320,8 +320,8 @@ def test_choice_figures_and_tables(tmp_path):
 
 
 def test_the_choice_mode_reads_letters_and_is_not_asked_through_modes():
-    from evaluation_py.extraction import extract
-    from evaluation_py.inference_modes import get_mode
+    from evaluation_py.scoring.extraction import extract
+    from evaluation_py.modes.inference_mode import get_mode
 
     assert get_mode("choice").kind == "choose"
     assert extract(["B.", "A and B", None], "choice") == ["B", "", None]

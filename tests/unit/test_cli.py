@@ -65,7 +65,7 @@ def test_score_and_sandbox_are_the_module_commands(tmp_path):
     predictions = tmp_path / "p.jsonl"
     predictions.write_text(json.dumps({"id": "1", "response": "5", "gt": "{5}"}) + "\n")
     via_script = hctqa("score", str(predictions))
-    via_module = subprocess.run([sys.executable, "-m", "evaluation_py.score", str(predictions)], capture_output=True,
+    via_module = subprocess.run([sys.executable, "-m", "evaluation_py.scoring", str(predictions)], capture_output=True,
                                 text=True, timeout=120)
     assert via_script.returncode == via_module.returncode == 0, via_script.stderr
     assert via_script.stdout == via_module.stdout and via_script.stdout

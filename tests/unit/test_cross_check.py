@@ -1,6 +1,6 @@
 import pandas as pd
 
-from generator_py.cross_check import compare_answers, sqlite_answers
+from generator_py.answers.sqlite_answers import compare_answers, sqlite_answers
 from generator_py.questions import generate_questions
 
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from evaluation_py.real_import import load_release
+from generator_py.release.real_import import load_release
 from generator_py.release.table_csv import parse_release_csv
-from generator_py.export import QAPS_JSON, QUESTIONS_PARQUET, TABLES_PARQUET, write_exports
+from generator_py.exports.benchmark_exports import QAPS_JSON, QUESTIONS_PARQUET, TABLES_PARQUET, write_exports
 from generator_py.release.properties import (
     NUMERIC_QUESTION_PROPERTIES,
     NUMERIC_QUESTION_PROPERTY_COLUMNS,

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 
 from evaluation_py.backends.base import Prediction
-from evaluation_py.predict import errors_table, failure_summary
-from evaluation_py.store import PredictionStore
+from evaluation_py.running.predictions import errors_table, failure_summary
+from evaluation_py.running.store import PredictionStore
 
 
 def test_errors_table_and_summary_count_per_model_and_kind(tmp_path):

@@ -1,8 +1,8 @@
 """The one final-answer marker: extraction, the strict reading, the reasoning split and icot's end agree on it."""
-from evaluation_py.extraction import final_answer
-from evaluation_py.final_answer import after_final_answer, before_final_answer, states_final_answer
+from evaluation_py.scoring.extraction import final_answer
+from evaluation_py.scoring.final_answer import after_final_answer, before_final_answer, states_final_answer
 from evaluation_py.modes.outcomes import reasoning_of
-from evaluation_py.strict_rules import answer_part
+from evaluation_py.scoring.strict_reading import answer_part
 
 
 def test_the_last_marker_splits_reasoning_from_answer():

@@ -10,10 +10,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaluation_py.backends.oracle_backend import gt_to_answer
-from evaluation_py.finetune_export import (CHOICE_INSTRUCTION, choice_examples, composition_rows, example_batches,
+from evaluation_py.exports.finetune_sets import (CHOICE_INSTRUCTION, choice_examples, composition_rows, example_batches,
                                            question_examples, write_finetune_exports, written_frame)
-from evaluation_py.finetune_splits import SPLITS, parse_fractions, split_of, table_splits
-from evaluation_py.prompts import PROMPT, build_messages
+from evaluation_py.exports.finetune_splits import SPLITS, parse_fractions, split_of, table_splits
+from evaluation_py.prompting.prompts import PROMPT, build_messages
 
 
 def test_split_shares_follow_the_fractions_and_depend_on_seed_and_original_only():

@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from generator_py.ground_truth import ground_truth
+from generator_py.answers.ground_truth import ground_truth
 from generator_py.release.relational_csv import read_release_csv
 
 

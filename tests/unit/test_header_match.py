@@ -7,7 +7,7 @@ import pytest
 from evaluation_py.backends.base import PredictionRequest, get_backend
 from evaluation_py.backends.benchmark import BenchmarkLookup
 from evaluation_py.baselines.header_match import answer_question
-from generator_py.formatting import format_number
+from generator_py.core.formatting import format_number
 from generator_py.release.gt import format_gt
 from support.html_fixtures import NESTED
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from evaluation_py.html_table import parse_html_table
+from evaluation_py.baselines.html_table import parse_html_table
 from generator_py.grid.cells import Cell, TableGrid
 from generator_py.grid.release_csv import grid_from_release_csv
 from generator_py.render.registry import render

@@ -12,10 +12,10 @@ import pytest
 import evaluation_py.backends  # noqa: F401  (fills the registry)
 from evaluation_py.backends import get_backend
 from evaluation_py.backends.base import make_cache_key
-from evaluation_py.image_prompts import ImageFileError, TableImage, build_image_messages, key_messages
-from evaluation_py.model_specs import ModelSpec, parse_eval_models
-from evaluation_py.predict import predict, prompts_table
-from evaluation_py.requests import build_requests
+from evaluation_py.prompting.image_prompts import ImageFileError, TableImage, build_image_messages, key_messages
+from evaluation_py.configuration.model_specs import ModelSpec, parse_eval_models
+from evaluation_py.running.predictions import predict, prompts_table
+from evaluation_py.running.requests import build_requests
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 from generator_py.render.image import ImageCell, ImageTable, render_png
 
@@ -163,7 +163,7 @@ def test_local_gemma_270m_is_refused_before_any_call(tmp_path, monkeypatch):
                                                              r"image"),
 ])
 def test_entries_that_cannot_run_on_images_are_named(entry, message, monkeypatch):
-    from evaluation_py import inference_modes
+    from evaluation_py.modes import inference_mode as inference_modes
 
     toy = inference_modes.register_mode(inference_modes.InferenceMode("toy", "toy-v1", inference_modes.build_messages,
                                                                       "direct"))  # a text-only mode, for this test alone
@@ -218,7 +218,7 @@ def test_vllm_chat_gets_image_url_parts_of_the_stored_png(bench, monkeypatch):
 
 
 def test_images_are_read_only_for_entries_that_ask_for_them(bench):
-    from evaluation_py.dbt_inputs import eval_inputs
+    from evaluation_py.dbt_glue.evaluation_inputs import eval_inputs
 
     questions, tables, images = bench
     text_only = tables.drop(columns=["image_path", "image_sha256"])

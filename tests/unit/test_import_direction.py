@@ -42,10 +42,10 @@ def test_generator_py_imports_neither_evaluation_py_nor_dbt():
 
 
 @pytest.mark.parametrize("source, module, expected", [
-    ("import evaluation_py.scoring", "generator_py.x", "evaluation_py.scoring"),
+    ("import evaluation_py.scoring.scores", "generator_py.x", "evaluation_py.scoring.scores"),
     ("from evaluation_py import properties", "generator_py.x", "evaluation_py"),
     ("from ...evaluation_py import jsonl", "generator_py.sub.mod", "evaluation_py"),  # relative, past the package
-    ("def f():\n    from evaluation_py.html_table import parse_html_table", "generator_py.a.b", "evaluation_py.html_table"),
+    ("def f():\n    from evaluation_py.baselines.html_table import parse_html_table", "generator_py.a.b", "evaluation_py.baselines.html_table"),
 ])
 def test_every_import_form_is_seen(tmp_path, source, module, expected):
     assert (1 if "def" not in source else 2, expected) in imported_modules(source, module)

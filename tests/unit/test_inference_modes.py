@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 
 from evaluation_py.backends import Backend, BenchmarkLookup, Prediction, register
-from evaluation_py.inference_modes import InferenceMode, get_mode, register_mode
-from evaluation_py.model_specs import parse_eval_models
-from evaluation_py.predict import predict, turns_table
-from evaluation_py.requests import build_requests
-from evaluation_py.store import PredictionStore
+from evaluation_py.modes.inference_mode import InferenceMode, get_mode, register_mode
+from evaluation_py.configuration.model_specs import parse_eval_models
+from evaluation_py.running.predictions import predict, turns_table
+from evaluation_py.running.requests import build_requests
+from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -92,7 +92,7 @@ def specs_and_requests(entry: dict):
 
 # ------------------------------------------------------------------ registry and entry checks
 def test_direct_mode_keeps_the_zero_shot_prompt():
-    from evaluation_py.prompts import PROMPT_VERSION, build_messages
+    from evaluation_py.prompting.prompts import PROMPT_VERSION, build_messages
 
     direct = get_mode("direct")
     assert (direct.prompt_version, direct.kind, direct.max_turns, direct.extraction) == (PROMPT_VERSION, "generate", 1,
@@ -243,7 +243,7 @@ CHILD = textwrap.dedent("""
     # the test module's folder (tests/unit) and tests/, where the helpers in tests/support/ are imported from
     sys.path[:0] = [sys.argv[3], os.path.dirname(sys.argv[3])]
     import test_inference_modes as t  # registers the toy mode, as this test module does
-    from evaluation_py.predict import predict
+    from evaluation_py.running.predictions import predict
     specs, requests = t.specs_and_requests(t.http_entry(sys.argv[1]))
     predict(specs, requests, set(), sys.argv[2], progress=False)
     print("FINISHED")

@@ -5,7 +5,7 @@ import gzip
 
 import pytest
 
-from evaluation_py.jsonl import JsonlError, read_jsonl
+from evaluation_py.scoring.jsonl import JsonlError, read_jsonl
 
 
 def test_blank_lines_skipped_but_counted(tmp_path):
@@ -52,7 +52,7 @@ def test_bad_files(tmp_path):
 def test_both_readers_follow_the_rules(tmp_path):
     """The scoring CLI and the replay backend read the same file the same way (BOM, blank lines, gzip)."""
     from evaluation_py.backends.replay_backend import read_responses as replay_read
-    from evaluation_py.score import InputError, read_responses as score_read
+    from evaluation_py.scoring.cli import InputError, read_responses as score_read
 
     g = tmp_path / "r.jsonl.gz"
     with gzip.open(g, "wt", encoding="utf-8") as fh:

@@ -8,13 +8,13 @@ import math
 import pandas as pd
 import pytest
 
-from evaluation_py import judge as judge_mod
+from evaluation_py.scoring import judge as judge_mod
 from evaluation_py.analysis.judge_agreement import AGREEMENT_COLUMNS, cohen_kappa, judge_agreement
-from evaluation_py.judge import JUDGEMENT_COLUMNS, judgements_table, parse_judge_model, verdicts
-from evaluation_py.judge_prompt import (JUDGE_PROMPT_VERSION, VerdictError, build_messages, parse_verdict,
+from evaluation_py.scoring.judge import JUDGEMENT_COLUMNS, judgements_table, parse_judge_model, verdicts
+from evaluation_py.prompting.judge_prompt import (JUDGE_PROMPT_VERSION, VerdictError, build_messages, parse_verdict,
                                         user_message)
-from evaluation_py.scoring import scores_table
-from evaluation_py.store import PredictionStore
+from evaluation_py.scoring.scores import scores_table
+from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 
 

@@ -1,9 +1,9 @@
-"""The leaderboard and pairwise comparisons on planted effects (evaluation_py.leaderboard)."""
+"""The leaderboard and pairwise comparisons on planted effects (evaluation_py.analysis.leaderboard)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation_py.leaderboard import cluster_interval, clustered_p_value, comparisons, leaderboard
+from evaluation_py.analysis.leaderboard import cluster_interval, clustered_p_value, comparisons, leaderboard
 
 
 def _scores(values: dict[str, np.ndarray], tables: np.ndarray, left_out: dict | None = None) -> pd.DataFrame:

@@ -14,9 +14,9 @@ except ImportError as e:
 
 from evaluation_py.backends.base import Prediction  # noqa: E402
 from evaluation_py.backends.llamacpp_backend import PACKAGED_MODEL, LlamaCppBackend, chat_formatter  # noqa: E402
-from evaluation_py.model_specs import parse_eval_models  # noqa: E402
-from evaluation_py.requests import build_requests  # noqa: E402
-from evaluation_py.store import PredictionStore  # noqa: E402
+from evaluation_py.configuration.model_specs import parse_eval_models  # noqa: E402
+from evaluation_py.running.requests import build_requests  # noqa: E402
+from evaluation_py.running.store import PredictionStore  # noqa: E402
 
 pytestmark = pytest.mark.local_model
 

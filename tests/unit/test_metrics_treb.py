@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation_py import metrics, text_metrics
-from evaluation_py.metrics import Match
-from evaluation_py.scoring import score_one
+from evaluation_py.scoring import metrics, text_metrics
+from evaluation_py.scoring.metrics import Match
+from evaluation_py.scoring.scores import score_one
 
 
 def em(response, gt, mode="strict"):

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from evaluation_py.backends import base
-from evaluation_py.model_specs import COMMON_KEYS, parse_eval_models
-from evaluation_py.requests import build_requests
-from generator_py.dbt_inputs import parse_config
+from evaluation_py.configuration.model_specs import COMMON_KEYS, parse_eval_models
+from evaluation_py.running.requests import build_requests
+from generator_py.dbt_glue.vars import parse_config
 
 URL = "http://127.0.0.1:8000/v1"
 

@@ -156,7 +156,7 @@ def test_render_plans_are_kept_by_their_domain_nl(toy_nl_frames, toy_attrs):
 def test_question_rng_is_the_sha256_of_seed_and_table_id():
     import hashlib
 
-    from generator_py.rng import stable_int
+    from generator_py.core.rng import stable_int
 
     expected = int.from_bytes(hashlib.sha256(b"42|syn--x--y--v0001--r1").digest()[:8], "big")
     assert stable_int(42, "syn--x--y--v0001--r1") == expected

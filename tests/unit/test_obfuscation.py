@@ -10,10 +10,10 @@ import pytest
 
 from generator_py.obfuscation import (KEPT_WORDS, WordMap, build_word_map, nonword, obfuscate_spec,
                                       obfuscate_sql, obfuscated_question_id, obfuscated_table_id, words_of)
-from generator_py.obfuscation.build import word_map, word_map_frame
+from generator_py.obfuscation.relations import word_map, word_map_frame
 from generator_py.obfuscation.variant import (obfuscate_questions, obfuscate_relational_rows, obfuscate_sql_ast,
                                               table_words)
-from generator_py.rng import rng_for
+from generator_py.core.rng import rng_for
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 PRONOUNCEABLE = re.compile(r"^(?:(?:b|d|f|g|k|l|m|n|p|r|s|t|v|z|br|dr|kl|pr|st|tr)[aeiou]){3}[nrlsk]?$")

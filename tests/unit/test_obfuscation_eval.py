@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from evaluation_py.analysis.obfuscation_gap import plot_obfuscation_gap
-from evaluation_py.model_specs import parse_eval_models
-from evaluation_py.requests import select_questions
-from generator_py.build_config import build_fingerprint, check_vars
+from evaluation_py.configuration.model_specs import parse_eval_models
+from evaluation_py.running.requests import select_questions
+from generator_py.dbt_glue.build_config import build_fingerprint, check_vars
 
 
 def _questions(n=40):

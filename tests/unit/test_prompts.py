@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from evaluation_py import prompts
+from evaluation_py.prompting import prompts
 from evaluation_py.backends.base import make_cache_key
-from evaluation_py.prompts import PROMPT, PROMPT_VERSION, TABLE_FORMATS, build_messages, template_fingerprint
+from evaluation_py.prompting.prompts import PROMPT, PROMPT_VERSION, TABLE_FORMATS, build_messages, template_fingerprint
 
 # The wording fingerprint of each released prompt version. Editing the wording
 # without bumping PROMPT_VERSION (and adding its fingerprint here) fails below.

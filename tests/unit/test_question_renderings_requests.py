@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evaluation_py.dbt_inputs import eval_inputs_from_relations
-from evaluation_py.model_specs import parse_eval_models
-from evaluation_py.requests import build_requests
+from evaluation_py.dbt_glue.evaluation_inputs import eval_inputs_from_relations
+from evaluation_py.configuration.model_specs import parse_eval_models
+from evaluation_py.running.requests import build_requests
 
 QUESTIONS = pd.DataFrame({"question_id": ["t1--q01", "t1--header_name"], "table_id": ["t1", "t1"],
                           "source": ["synthetic", "synthetic"], "question": ["How many?", "Which label?"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from generator_py.question_build import COLUMNS, generate_all
+from generator_py.questions.instances import COLUMNS, generate_all
 from generator_py.questions import (FAMILIES, FamilyRegistry, NLRequirements, NLTemplateError, QuestionFamily,
                                     generate_questions, load_domain_nl, question_id)
 from generator_py.questions.families.draws import new_spec

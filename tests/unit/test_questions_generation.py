@@ -4,9 +4,9 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from generator_py.formatting import format_value
+from generator_py.core.formatting import format_value
 from generator_py.release.gt import format_gt
-from generator_py.ground_truth import execute
+from generator_py.answers.ground_truth import execute
 from generator_py.questions import (METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, generate_questions,
                                     load_domain_nl)
 

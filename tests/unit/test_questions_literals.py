@@ -1,8 +1,8 @@
 import sqlglot
 from sqlglot import exp
 
-from generator_py.formatting import format_number
-from generator_py.question_build import COLUMNS, PlainRelationalTable, _compact, _uncompact, generate_all
+from generator_py.core.formatting import format_number
+from generator_py.questions.instances import COLUMNS, PlainRelationalTable, _compact, _uncompact, generate_all
 from generator_py.questions import generate_questions, parse_template, render_question, spec_to_ast
 from generator_py.questions.query_facts import query_facts, sql_literals
 

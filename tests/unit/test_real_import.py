@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluation_py.real_import import QUESTION_COLUMNS, TABLE_COLUMNS, load_release
+from generator_py.release.real_import import QUESTION_COLUMNS, TABLE_COLUMNS, load_release
 from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv
 from generator_py.release.table_csv import parse_release_csv
 from generator_py.render.registry import format_names, render

@@ -17,16 +17,16 @@ import pandas as pd
 import pytest
 
 from evaluation_py.backends import BenchmarkLookup
-from evaluation_py.inference_modes import get_mode, mode_names
-from evaluation_py.model_specs import parse_eval_models
+from evaluation_py.modes.inference_mode import get_mode, mode_names
+from evaluation_py.configuration.model_specs import parse_eval_models
 from evaluation_py.modes import icot
 from evaluation_py.modes.code_blocks import code_blocks, program_of
 from evaluation_py.modes.execution import CodeRunner
 from evaluation_py.modes.outcomes import executions_table, with_mode_columns
-from evaluation_py.predict import predict, requests_table, turns_table
-from evaluation_py.requests import build_requests
+from evaluation_py.running.predictions import predict, requests_table, turns_table
+from evaluation_py.running.requests import build_requests
 from evaluation_py.sandbox import SandboxUnavailable
-from evaluation_py.scoring import scores_table
+from evaluation_py.scoring.scores import scores_table
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(120)
@@ -78,7 +78,7 @@ def executions_rows(store_path: Path) -> list:
 
 # ------------------------------------------------------------------ registry and parsing
 def test_the_reasoning_modes_are_registered_with_versioned_prompts_and_direct_is_unchanged():
-    from evaluation_py.prompts import PROMPT_VERSION
+    from evaluation_py.prompting.prompts import PROMPT_VERSION
 
     assert {"direct", "tcot", "pot", "icot"} <= set(mode_names())
     assert get_mode("direct").prompt_version == PROMPT_VERSION and not get_mode("direct").runs_code
@@ -280,7 +280,7 @@ CHILD = textwrap.dedent("""
     # the test module's folder (tests/unit) and tests/, where the helpers in tests/support/ are imported from
     sys.path[:0] = [sys.argv[3], os.path.dirname(sys.argv[3])]
     import test_reasoning_modes as t
-    from evaluation_py.predict import predict
+    from evaluation_py.running.predictions import predict
     specs = t.parse_eval_models([t.http_entry(sys.argv[1])])
     requests = [r for s in specs for r in t.build_requests(s, t.QUESTIONS, t.TABLES, 42, t.BENCHMARK)]
     predict(specs, requests, set(), sys.argv[2], progress=False, benchmark=t.BENCHMARK)

@@ -6,10 +6,10 @@ import json
 import pytest
 
 from evaluation_py.backends import replay_backend
-from evaluation_py.dbt_inputs import check_build_inputs
-from evaluation_py.judge import parse_judge_model
-from evaluation_py.model_specs import parse_eval_models
-from evaluation_py.redaction import MASK, redact_entry, redact_text
+from evaluation_py.dbt_glue.evaluation_inputs import check_build_inputs
+from evaluation_py.scoring.judge import parse_judge_model
+from evaluation_py.configuration.model_specs import parse_eval_models
+from evaluation_py.configuration.redaction import MASK, redact_entry, redact_text
 
 KEY = "sk-FAKEfake1234567890abcdefXYZ"
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from generator_py.registry import Registry, RegistryEntry, RegistryError, UnknownNameError
+from generator_py.core.registry import Registry, RegistryEntry, RegistryError, UnknownNameError
 
 
 def test_a_second_registration_of_a_name_is_an_error_naming_the_first():

@@ -3,8 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from generator_py.answer_check import table_frames
-from generator_py.relational import relational_rows
+from generator_py.answers.sql_cross_check import table_frames
+from generator_py.tables.relational import relational_rows
 
 
 def rows() -> pd.DataFrame:

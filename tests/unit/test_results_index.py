@@ -1,13 +1,13 @@
-"""Which models a benchmark holds results for, across builds (evaluation_py.results, evaluation_py.dbt_inputs)."""
+"""Which models a benchmark holds results for, across builds (evaluation_py.running.results, evaluation_py.dbt_glue.evaluation_inputs)."""
 import json
 
 import pandas as pd
 import pytest
 
 from evaluation_py.backends.base import Prediction
-from evaluation_py.dbt_inputs import build_requests_with_results, eval_entries, remove_var, scope_var, store_path
-from evaluation_py.results import ResultsIndex
-from evaluation_py.store import PredictionStore
+from evaluation_py.dbt_glue.evaluation_inputs import build_requests_with_results, eval_entries, remove_var, scope_var, store_path
+from evaluation_py.running.results import ResultsIndex
+from evaluation_py.running.store import PredictionStore
 
 COLUMNS = ["cache_key", "question_id", "table_id", "model_name", "backend", "model", "table_format", "inference_mode",
            "kind", "turn", "parent_key", "prompt_version", "prompt_id", "params_json"]

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from evaluation_py.backends import Backend, Prediction, get_backend
-from evaluation_py.progress import Progress
-from evaluation_py.runner import run_predictions
-from evaluation_py.store import PredictionStore
+from evaluation_py.running.progress import Progress
+from evaluation_py.running.runner import run_predictions
+from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 from evaluation_py.testing.requests import make_requests
 
@@ -117,8 +117,8 @@ def test_openai_rerun_with_everything_cached_sends_zero_requests(tmp_path):
 CHILD = textwrap.dedent("""
     import sys
     from evaluation_py.backends import get_backend
-    from evaluation_py.runner import run_predictions
-    from evaluation_py.store import PredictionStore
+    from evaluation_py.running.runner import run_predictions
+    from evaluation_py.running.store import PredictionStore
     from evaluation_py.testing.requests import make_requests
     url, db, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     be = get_backend("openai", {"base_url": url, "model": "fake-model", "concurrency": 4})
@@ -179,8 +179,8 @@ def test_killed_run_resumes_without_loss_or_duplicates(tmp_path):
 STREAMING_CHILD = textwrap.dedent("""
     import sys
     from evaluation_py.backends import get_backend
-    from evaluation_py.runner import run_predictions
-    from evaluation_py.store import PredictionStore
+    from evaluation_py.running.runner import run_predictions
+    from evaluation_py.running.store import PredictionStore
     from evaluation_py.testing.requests import make_requests
     url, db, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     be = get_backend("openai", {"base_url": url, "model": "fake-model", "concurrency": 2})
@@ -279,7 +279,7 @@ def test_progress_bar_counts_failures(tmp_path, capsys):
 def test_progress_shows_rate_and_eta_only_after_20_results():
     import io
 
-    from evaluation_py.progress import Progress
+    from evaluation_py.running.progress import Progress
 
     stream = io.StringIO()
     bar = Progress(100, desc="m", stream=stream, log_interval_s=0)

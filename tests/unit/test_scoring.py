@@ -11,11 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluation_py import score as score_cli
+from evaluation_py.scoring import cli as score_cli
 from evaluation_py.backends.oracle_backend import gt_to_answer
-from evaluation_py.normalize import clean_response, is_left_out, response_values
-from evaluation_py.scoring import dataset_of, score_frame, score_one, summarize
-from evaluation_py.strict_rules import answer_part, parse_number, read_gt, read_response
+from evaluation_py.scoring.paper_reading import clean_response, is_left_out, response_values
+from evaluation_py.scoring.scores import dataset_of, score_frame, score_one, summarize
+from evaluation_py.scoring.strict_reading import answer_part, parse_number, read_gt, read_response
 from generator_py.release.gt import gt_value_list, gt_values
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def gemma(gemma_path) -> pd.DataFrame:
 
 def _run_cli(*args: str) -> subprocess.CompletedProcess:
     """The CLI as a separate process, exactly as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "evaluation_py.score", *args],
+    return subprocess.run([sys.executable, "-m", "evaluation_py.scoring", *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
@@ -480,7 +480,7 @@ def test_cli_imports_no_text_metric_library_unless_asked(tmp_path):
     import sys
     p = _write(tmp_path, [json.dumps({"id": "a--1", "response": "x || y", "gt": "{x}"})])  # not equal: scored
     probe = ("import runpy, sys; sys.argv = ['score', %r] + sys.argv[1:]\n"
-             "try:\n    runpy.run_module('evaluation_py.score', run_name='__main__')\n"
+             "try:\n    runpy.run_module('evaluation_py.scoring.cli', run_name='__main__')\n"
              "except SystemExit:\n    pass\n"
              "print('LOADED', sorted(m for m in ('rouge_score', 'sacrebleu') if m in sys.modules), file=sys.stderr)")
     default = subprocess.run([sys.executable, "-c", probe % str(p)], capture_output=True, text=True, check=True)

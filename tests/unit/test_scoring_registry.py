@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation_py import extraction, metrics
-from generator_py.registry import RegistryError, UnknownNameError
+from evaluation_py.scoring import extraction, metrics
+from generator_py.core.registry import RegistryError, UnknownNameError
 from evaluation_py.analysis import breakdowns as bd
 from evaluation_py.analysis import plots
 from evaluation_py.analysis.regression import property_regression
 from evaluation_py.testing.analysis_inputs import make_questions, make_tables
-from evaluation_py.metrics import Match
-from evaluation_py.scoring import SCORE_COLUMNS, mean_scores, score_one, scores_table, to_long
+from evaluation_py.scoring.metrics import Match
+from evaluation_py.scoring.scores import SCORE_COLUMNS, mean_scores, score_one, scores_table, to_long
 
 ROOT = Path(__file__).resolve().parents[2]
 HCTQA_METRICS = ("precision", "recall", "f1", "cc")
@@ -70,7 +70,7 @@ def test_an_inference_mode_without_a_filter_is_an_error_naming_it():
 
 
 def test_a_registered_inference_mode_names_its_own_filter():
-    from evaluation_py import inference_modes as im
+    from evaluation_py.modes import inference_mode as im
 
     mode = im.InferenceMode(name="toy_reasoning", prompt_version="toy-v1", build_messages=im.build_messages,
                             extraction="final_answer")

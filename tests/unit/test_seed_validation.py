@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from generator_py.build import load_all
-from generator_py.errors import SeedError
+from generator_py.tables.generation import load_all
+from generator_py.core.errors import SeedError
 
 ATTRIBUTES = pd.DataFrame([
     ["d", "Year", "independent", "1", "Year"],
@@ -149,7 +149,7 @@ def _conditional_ranges(*rows):
 
 
 def test_most_specific_conditional_range_is_used():
-    from generator_py.sampling import sample_table
+    from generator_py.tables.sampling import sample_table
 
     ranges = _conditional_ranges(("100", "199", "Gender=Male"), ("500", "599", "Gender=Male;Year=2021"),
                                  ("300", "399", "Category=Dairy"))

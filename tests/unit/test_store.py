@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from evaluation_py.backends.base import Prediction
-from evaluation_py.store import PREDICTION_COLUMNS, PredictionStore
+from evaluation_py.running.store import PREDICTION_COLUMNS, PredictionStore
 
 
 def P(key, resp="r", kind=None, attempts=1, **kw):
@@ -81,7 +81,7 @@ def _filled(path, n=300):
 
 @pytest.mark.parametrize("damage", ["truncated", "overwritten"])
 def test_unreadable_file_names_itself_and_the_way_out(tmp_path, damage):
-    from evaluation_py.store import StoreUnreadable
+    from evaluation_py.running.store import StoreUnreadable
 
     path = tmp_path / "cache" / "predictions.sqlite"
     _filled(path)
@@ -103,7 +103,7 @@ def test_answer_edited_in_the_file_is_dropped_with_a_warning_and_asked_again(tmp
     con.execute("UPDATE predictions SET response = 'Paris' WHERE cache_key = 'a'")
     con.commit()
     con.close()
-    with caplog.at_level("WARNING", logger="evaluation_py.store"), PredictionStore(path) as st:
+    with caplog.at_level("WARNING", logger="evaluation_py.running.store"), PredictionStore(path) as st:
         assert st.answered_keys(["a", "b"]) == {"b"}
         assert list(st.get(["a", "b"]).response) == ["12"]
         # Missing now: a failed re-ask is recorded as an error, an answer is stored again.

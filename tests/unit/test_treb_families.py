@@ -8,9 +8,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from generator_py.dbt_inputs import question_suites_var
-from generator_py.family_cross_check import family_cross_check
-from generator_py.formatting import format_number
+from generator_py.dbt_glue.vars import question_suites_var
+from generator_py.answers.computed_cross_check import family_cross_check
+from generator_py.core.formatting import format_number
 from generator_py.questions import generate_questions, load_domain_nl
 from generator_py.questions.families import FAMILIES, TREB_FAMILIES, families_for_suites
 from generator_py.questions.families.computed import answer_text

@@ -6,7 +6,7 @@ Exactness: values are read as exact rationals (`Fraction` of the stored float) a
 to the one final square root (standard deviation, correlation); the answer prints through format_number
 (two decimals, ties half up), and an instance whose exact value lies within ROUNDING_MARGIN of a tie is
 redrawn, so two correct float computations cannot print different answers. Each family's `cross_check`
-recomputes its answer in floats with numpy from the built relational rows (generator_py.family_cross_check).
+recomputes its answer in floats with numpy from the built relational rows (generator_py.answers.computed_cross_check).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...formatting import format_number
+from ...core.formatting import format_number
 from ..spec import column, filtered_rows
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, answer_text, facts_for, from_sql, value_sql, values_of, where_sql

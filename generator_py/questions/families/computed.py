@@ -4,7 +4,7 @@ writes the SQL text (DuckDB) that states it where there is one, and hands the NL
 
 Such a family sets `kind` ("computed" or "naming"), `suite` ("treb") and `answer_type` ("values": one number,
 compared as a value; "text": free text scored by text metrics), and implements `compute` and `statement`.
-The generator keeps its answer as the ground truth (`py_answer_json`); `generator_py.family_cross_check`
+The generator keeps its answer as the ground truth (`py_answer_json`); `generator_py.answers.computed_cross_check`
 recomputes every such answer independently with pandas/numpy from the relational rows.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence
 
 from sqlglot import exp
 
-from ...formatting import format_number
+from ...core.formatting import format_number
 from ..query_facts import QueryFacts, Scope
 from ..spec import TABLE_NAME, VALUE, Rows, _and, _conditions, column
 from ..table_model import TableModel

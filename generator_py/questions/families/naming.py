@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...formatting import format_cell_number
+from ...core.formatting import format_cell_number
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, facts_for
 

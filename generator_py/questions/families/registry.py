@@ -19,7 +19,7 @@ import random
 import re
 from typing import Any, Iterable, Optional
 
-from ...registry import Registry, RegistryError
+from ...core.registry import Registry, RegistryError
 from ..properties import question_properties
 from ..template_syntax import RESERVED, NLRequirements
 from ..table_model import TableModel
@@ -89,7 +89,7 @@ class QuestionFamily:
 
     def cross_check(self, spec: dict, table) -> str:
         """A family whose answer is not its spec's SQL (`kind` other than "sql") recomputes it here, by other
-        means than `draw` used: numpy on `table` (a `generator_py.family_cross_check.CheckedTable`, read
+        means than `draw` used: numpy on `table` (a `generator_py.answers.computed_cross_check.CheckedTable`, read
         from the built relational rows and grid), printed as the ground truth prints it."""
         raise NotImplementedError(f"question family {self.family_id!r} (kind {self.kind!r}) has no cross_check")
 

@@ -2,7 +2,7 @@
 of the table, and the SQL computes it from the data cells."""
 from __future__ import annotations
 
-from ...formatting import format_number
+from ...core.formatting import format_number
 from ..template_syntax import NLRequirements
 from .draws import EXPR, new_spec
 from .registry import QuestionFamily

@@ -2,7 +2,7 @@
 threshold) and SQL15 (the values at another column path of the row groups that pass, a nested IN)."""
 from __future__ import annotations
 
-from ...formatting import format_number
+from ...core.formatting import format_number
 from ..template_syntax import NLRequirements
 from .draws import VALUE_SEL, new_spec
 from .registry import QuestionFamily

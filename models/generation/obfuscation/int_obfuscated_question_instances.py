@@ -1,6 +1,6 @@
 """The obfuscated variant of every synthetic SQL question (the HCT-QA suite; TReB's computed and naming
 questions are not twinned): the same query and NL with the table's words mapped."""
-from generator_py.obfuscation.build import obfuscated_questions
+from generator_py.obfuscation.relations import obfuscated_questions
 
 
 def model(dbt, session):

@@ -1,5 +1,5 @@
 """The obfuscated variant of every relational table (T_REL): labels and attribute names mapped, values kept."""
-from generator_py.obfuscation.build import obfuscated_relational_rows
+from generator_py.obfuscation.relations import obfuscated_relational_rows
 
 
 def model(dbt, session):

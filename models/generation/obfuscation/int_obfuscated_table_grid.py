@@ -1,6 +1,6 @@
 """The cell grid of every obfuscated table: the original's cells with their words mapped (int_table_grid
 takes these rows in, so every rendering and the images cover the variant)."""
-from generator_py.obfuscation.build import obfuscated_grid
+from generator_py.obfuscation.relations import obfuscated_grid
 
 
 def model(dbt, session):

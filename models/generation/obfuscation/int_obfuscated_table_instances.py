@@ -1,5 +1,5 @@
 """The obfuscated variant of every synthetic table instance (value name and attribute names mapped)."""
-from generator_py.obfuscation.build import obfuscated_instances
+from generator_py.obfuscation.relations import obfuscated_instances
 
 
 def model(dbt, session):

@@ -1,7 +1,7 @@
 """Correct by construction, checked: each obfuscated question's SQL text run on its obfuscated table gives its
 answer, and that answer mapped back is the original question's answer."""
-from generator_py.dbt_inputs import bool_var, seed_var
-from generator_py.obfuscation.build import obfuscation_check
+from generator_py.dbt_glue.vars import bool_var, seed_var
+from generator_py.obfuscation.relations import obfuscation_check
 
 
 def model(dbt, session):

@@ -1,6 +1,6 @@
 """The obfuscated variant's word map: one invented non-word per content word of the vocabulary (seeded)."""
-from generator_py.dbt_inputs import seed_var
-from generator_py.obfuscation.build import word_map_frame
+from generator_py.dbt_glue.vars import seed_var
+from generator_py.obfuscation.relations import word_map_frame
 
 
 def model(dbt, session):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from evaluation_py.backends.base import Backend, Prediction
-from evaluation_py.metrics import Match, Metric
+from evaluation_py.scoring.metrics import Match, Metric
 from generator_py.release.gt import gt_value_list
 
 

@@ -1,0 +1,199 @@
+"""Turns what the evaluation dbt Python models receive into specs and requests (no dbt imports)."""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+
+from generator_py.dbt_glue.build_config import database_path, output_dir
+from generator_py.dbt_glue.vars import parse_config, seed_var
+from generator_py.render.registry import format_names
+
+from ..backends.base import PredictionRequest
+from ..backends.benchmark import BenchmarkLookup
+from ..prompting.image_prompts import IMAGE_FORMAT, with_table_images
+from ..backends.replay_backend import check_against_benchmark, read_responses
+from ..configuration.model_specs import DEFAULT_EVAL_MODELS, ModelSpec, parse_eval_models
+from ..running.predictions import all_requests
+
+
+@dataclass
+class EvalInputs:
+    specs: list[ModelSpec]
+    requests: list[PredictionRequest]
+    benchmark: BenchmarkLookup  # what the oracle and header_match backends answer from
+
+
+# The columns of the marts that requests are built from (reading only these saves most of the load time).
+QUESTION_INPUT_COLUMNS = ("question_id", "table_id", "source", "question", "answer_gt")
+VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has them (the obfuscated variant)
+TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
+IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
+QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
+
+
+log = logging.getLogger(__name__)
+
+
+def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw,
+                check_replay: bool = False, images=None) -> EvalInputs:
+    """Specs and requests; with `check_replay`, every replay file is first tied to these questions.
+
+    `images` (benchmark_table_images rows, or a function giving them) is what `formats: [image]`
+    requests point at; it is read only when an entry asks for images, so a build without image
+    entries needs no images built."""
+    specs = parse_eval_models(parse_config(eval_models_raw))
+    if images is not None and any(IMAGE_FORMAT in spec.formats for spec in specs):
+        tables = with_table_images(tables, images() if callable(images) else images)
+    seed = seed_var(seed_raw)
+    if check_replay:
+        check_replay_files(specs, questions)
+    benchmark = BenchmarkLookup(questions, tables)
+    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
+
+
+def check_build_inputs(eval_models_raw, judge_model_raw, finetune_split_fractions_raw, release_dir) -> None:
+    """Every entry (the judge too) and every file the build will read, checked before any model writes.
+
+    The full reads (each replay file, the release) stay in this process for the models that use them
+    (read_responses, load_release keep what they read), so a large file is read once per build.
+    """
+    from ..exports.finetune_splits import parse_fractions
+    from ..scoring.judge import parse_judge_model
+    from generator_py.release.real_import import load_release
+
+    specs = parse_eval_models(parse_config(eval_models_raw))
+    judge = parse_judge_model(parse_config(judge_model_raw))
+    parse_fractions(parse_config(finetune_split_fractions_raw))
+    for spec in [*specs, *([judge] if judge else [])]:
+        if spec.backend == "replay":
+            read_responses(spec.backend_config["path"])
+    if release_dir:
+        load_release(release_dir, renderings=False)
+
+
+def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
+    """Fail on a replay file that answers another benchmark; log ids it has beyond this one and repeats."""
+    for spec in specs:
+        if spec.backend == "replay":
+            note = check_against_benchmark(read_responses(spec.backend_config["path"]), questions, spec.name)
+            if note:
+                log.warning(note)
+
+
+def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
+                               images=None) -> EvalInputs:
+    """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
+    present = list(questions.columns)  # a DataFrame or a DuckDB relation
+    question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
+    # the questions' own table views (naming families), where the mart has them
+    question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS if c in present)
+    # `images`: a function giving the relation (called only for image entries), or the relation itself
+    def image_rows():
+        return _columns(images() if callable(images) else images, IMAGE_INPUT_COLUMNS)
+
+    return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
+                       eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None)
+
+
+def _columns(relation, columns) -> pd.DataFrame:
+    if isinstance(relation, pd.DataFrame):
+        return relation[list(columns)]
+    return relation.project(", ".join(f'"{c}"' for c in columns)).df()
+
+
+def store_path(cache_dir_raw, database: Optional[Path] = None) -> Path:
+    """The prediction store: var eval_cache_dir, else HCTQA_CACHE_DIR, else beside the database file
+    (`hctqa.duckdb` -> `cache/`, `NAME.duckdb` -> `NAME_cache/`), else `cache/` of the working directory."""
+    cache_dir = parse_config(cache_dir_raw) or os.environ.get("HCTQA_CACHE_DIR")
+    if not cache_dir:
+        cache_dir = output_dir(None, database, "cache") if database is not None else "cache"
+    return Path(str(cache_dir)) / "predictions.sqlite"
+
+
+SCOPES = ("accumulate", "this_build")
+
+
+def scope_var(raw) -> str:
+    """var eval_scope: `accumulate` (default: the marts show every model evaluated on this benchmark so
+    far) or `this_build` (only the entries of this build, without the baselines added)."""
+    value = parse_config(raw) or "accumulate"
+    if value not in SCOPES:
+        raise ValueError(f"var eval_scope must be one of {', '.join(SCOPES)}, got {value!r}")
+    return value
+
+
+def remove_var(raw) -> list[str]:
+    """var eval_remove_models: model names whose results leave this benchmark's marts."""
+    value = parse_config(raw)
+    if value is None:
+        return []
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"var eval_remove_models must be a model name or a list of them, got {value!r}")
+    return value
+
+
+def eval_entries(eval_models_raw, scope_raw):
+    """The entries a build evaluates: var eval_models (default: the baselines); in the accumulate scope
+    the baselines (oracle, header_match) are added when an entry list names neither of them, so the
+    chain check is in every build."""
+    raw = parse_config(eval_models_raw)
+    if raw is None or scope_var(scope_raw) == "this_build" or not isinstance(raw, list):
+        return raw
+    names = {e.get("name") for e in raw if isinstance(e, dict)}
+    return list(raw) + [dict(b) for b in DEFAULT_EVAL_MODELS if b["name"] not in names]
+
+
+def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
+    """model name -> the sandbox its pot / icot code runs in (the entry's `sandbox:`, default bubblewrap)."""
+    return {spec.name: spec.sandbox for spec in parse_eval_models(parse_config(eval_models_raw))}
+
+
+def table_images_in(relation, folder) -> object:
+    """benchmark_table_images rows (table_id, path, sha256) with each path, relative to the exports folder,
+    made a path the evaluation can open."""
+    prefix = str(folder).rstrip("/") + "/"
+    quoted = prefix.replace("'", "''")
+    return relation.project(f"table_id, case when starts_with(path, '/') then path else '{quoted}' || path end as path, "
+                            "sha256")
+def build_requests_with_results(this_build: pd.DataFrame, eval_models_raw, scope_raw, remove_raw,
+                                fingerprint: str, store_file: Path) -> pd.DataFrame:
+    """eval_requests: this build's request rows, and in the accumulate scope every other request of a
+    model evaluated on this fingerprint that the store has answered (each model's latest entry).
+
+    This build's requests are recorded first (so the next build sees them), after the models of
+    var eval_remove_models are taken out."""
+    from ..running.predictions import answered_request_keys
+    from ..running.results import ResultsIndex
+    from ..running.runs import current_run_id, entries_json, git_commit, package_versions, redacted_entry
+
+    scope = scope_var(scope_raw)
+    remove = remove_var(remove_raw)
+    raw = parse_config(eval_models_raw)
+    specs = parse_eval_models(raw)
+    entries = {e["name"]: redacted_entry(e) for e in (raw or DEFAULT_EVAL_MODELS)}
+    run_id = current_run_id()
+    with ResultsIndex(store_file) as index:
+        if remove:
+            removed = index.remove_models(fingerprint, remove)
+            log.info("eval_remove_models: %s", ", ".join(f"{k} ({n} requests)" for k, n in removed.items()))
+        index.start_run(run_id, fingerprint, entries_json(list(entries.values())), package_versions(),
+                        git_commit(Path.cwd()))
+        index.record_requests(fingerprint, specs, entries, this_build, run_id)
+        recorded = index.requests(fingerprint) if scope == "accumulate" else pd.DataFrame()
+    mine = this_build.assign(this_build=True)
+    if len(recorded) == 0:
+        return mine
+    past = recorded[~recorded["cache_key"].isin(set(this_build["cache_key"]))]
+    past = past[past["cache_key"].isin(answered_request_keys(past, store_file))]
+    if len(past) == 0:
+        return mine
+    past = past[list(this_build.columns)].astype({c: this_build[c].dtype for c in this_build.columns
+                                                   if str(this_build[c].dtype) != "object"})
+    out = pd.concat([mine, past.assign(this_build=False)], ignore_index=True).drop_duplicates("cache_key")
+    return out.sort_values(["model_name", "cache_key"], kind="stable").reset_index(drop=True)

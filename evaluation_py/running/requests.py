@@ -1,0 +1,140 @@
+"""Prediction requests for one model: which questions, which table rendering, which mode, which messages.
+
+`build_requests` makes every episode's first turn; `next_turn` the turn that follows a reply in a
+multi-turn mode. Requests carry no benchmark content: what a backend reads from the benchmark
+(`Backend.benchmark_fields`) only enters their cache keys, read through a `BenchmarkLookup`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+import pandas as pd
+
+from ..backends.base import PredictionRequest, backend_class, make_cache_key
+from ..backends.benchmark import BenchmarkLookup
+from ..backends.params import resolve_params
+from ..prompting.image_prompts import IMAGE_FORMAT, IMAGE_PROMPT_VERSION, build_image_messages, table_images
+from ..modes.inference_mode import get_mode
+from ..configuration.model_specs import ModelSpec
+from generator_py.render.registry import format_names
+
+RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a column of benchmark_tables each
+# a column of benchmark_questions each: the question's own table view, NULL when it shows its table's
+QUESTION_RENDERING_COLUMN = {name: f"rendering_{name}" for name in format_names(text_only=True)}
+
+
+def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The model's questions: its sources, then a seeded sample stable across runs and scales.
+
+    The sample order depends on the seed and the question only (not on the model), so models with the
+    same `sources` and `sample` answer the same questions and a smaller sample is part of a larger one:
+    their scores compare on equal terms.
+    """
+    from generator_py.core.rng import stable_int
+
+    q = questions
+    # the sample is drawn from the originals; `variants` then picks the originals and/or their twins
+    has_variants = "variant" in q.columns
+    if has_variants:
+        q = q[q["variant"] == "original"]
+    if spec.sources:
+        q = q[q["source"].isin(spec.sources)]
+    if spec.sample is not None and len(q) > spec.sample:
+        order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
+        q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
+    if has_variants and spec.variants != ("original",):
+        q = questions[questions["original_question_id"].isin(set(q["question_id"]))
+                      & questions["variant"].isin(spec.variants)]
+    return q.sort_values(["table_id", "question_id"])
+
+
+def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,
+                   benchmark: Optional[BenchmarkLookup] = None) -> list[PredictionRequest]:
+    """First turns of the model's episodes: per inference mode, table format and chosen question.
+
+    `benchmark` (default: one over `questions` and `tables`) is what the cache keys of backends that
+    read the benchmark are computed from. A question with a `rendering_<format>` text (benchmark_questions:
+    the naming families hide part of their table) shows it instead of its table's rendering.
+    """
+    chosen = select_questions(spec, questions, seed)
+    params = resolve_params(spec.params) if backend_class(spec.backend).speaks_openai else dict(spec.params)
+    reads = backend_class(spec.backend).benchmark_fields
+    if reads and benchmark is None:
+        benchmark = BenchmarkLookup(questions, tables)
+    # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
+    table_ids = tables["table_id"].tolist()
+    rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist()))
+    read_of = {(q, t): benchmark.fields(q, t, reads) for q, t, _ in rows} if reads else {}
+    # A question that hides part of its table (a naming family) is asked only where the hidden view is what
+    # the model sees: not on the image (drawn from the whole table) and not in a mode that runs code (its
+    # program reads the table's own renderings), where the answer would be in plain sight.
+    hiding = _questions_with_own_view(chosen)
+    out = []
+    for mode_name in spec.modes:
+        mode = get_mode(mode_name)
+        for table_format in spec.formats:
+            if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.prompting.image_prompts)
+                image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
+                prompt_version = IMAGE_PROMPT_VERSION
+                own = {}
+            else:
+                text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+                prompt_version = mode.prompt_version
+                own_column = QUESTION_RENDERING_COLUMN[table_format]
+                own = ({} if own_column not in chosen.columns else
+                       {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist())
+                        if isinstance(t, str)})
+            for question_id, table_id, question in rows:
+                if question_id in hiding and (table_format == IMAGE_FORMAT or mode.runs_code):
+                    continue
+                if table_format == IMAGE_FORMAT:
+                    messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
+                else:
+                    table_text = own.get(question_id) or text_of[table_id]
+                    messages = mode.build_messages(table_text, table_format, question,
+                                                   system_role=spec.system_role)
+                identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
+                if mode.multi_turn and mode.runs_code:
+                    # Its follow-ups come from the sandbox and its length from the entry: both shape the episode.
+                    identity["episode"] = {"sandbox": spec.sandbox, "max_turns": turn_limit(spec, mode)}
+                key = make_cache_key(spec.name, spec.backend, spec.model, params, messages, identity,
+                                     prompt_version, kind=mode.kind, inference_mode=mode.name)
+                out.append(PredictionRequest(
+                    cache_key=key, question_id=question_id, table_id=table_id, model_name=spec.name,
+                    backend=spec.backend, model=spec.model, table_format=table_format, messages=messages,
+                    params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
+                    prompt_version=prompt_version))
+    return out
+
+
+def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:
+    own = [c for c in QUESTION_RENDERING_COLUMN.values() if c in questions.columns]
+    if not own:
+        return set()
+    hides = questions[own].map(lambda t: isinstance(t, str)).any(axis=1)
+    return set(questions.loc[hides, "question_id"].tolist())
+
+
+def turn_limit(spec: ModelSpec, mode) -> int:
+    """The most turns an episode of `mode` has for this entry: its `max_turns`, else the mode's."""
+    return spec.max_turns if (spec.max_turns is not None and mode.multi_turn) else mode.max_turns
+
+
+def next_turn(request: PredictionRequest, reply: str, user_message: str) -> PredictionRequest:
+    """The turn after `request` was answered `reply`: its messages plus that reply and `user_message`.
+
+    Its key covers the whole conversation so far and chains to the previous turn's key (which covers
+    the entry and what the backend read from the benchmark).
+    """
+    messages = tuple(request.messages) + ({"role": "assistant", "content": reply},
+                                          {"role": "user", "content": user_message})
+    key = make_cache_key(request.model_name, request.backend, request.model, request.params, messages, None,
+                         request.prompt_version, kind=request.kind, inference_mode=request.inference_mode,
+                         parent_key=request.cache_key)
+    return replace(request, cache_key=key, messages=messages, turn=request.turn + 1, parent_key=request.cache_key)
+
+
+# The request fields eval_requests shows (predict.requests_table adds the prompt id and params).
+REQUEST_COLUMNS = ["cache_key", "question_id", "table_id", "model_name", "backend", "model", "table_format",
+                   "inference_mode", "kind", "turn", "parent_key", "prompt_version"]

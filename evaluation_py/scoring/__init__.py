@@ -1,0 +1,41 @@
+"""Reading and scoring answers: extraction filters (`extraction`, the final-answer marker in
+`final_answer`), the two readings (`strict_reading`; `paper_reading`, the HCT-QA release's rules),
+the metrics (`metrics`, `text_metrics`), the LLM judge (`judge`), the JSONL reader (`jsonl`), the
+scores and their means (`scores`) and the command line (`cli`: `python -m evaluation_py.scoring`).
+
+The names below are a lazy front: each is imported from its module on first use."""
+from importlib import import_module
+
+_EXPORTS = {
+    "FLAG_COLUMNS": "scores",
+    "PAPER_METRICS": "scores",
+    "SCORE_COLUMNS": "scores",
+    "SCORE_QUESTION_COLUMNS": "scores",
+    "VERDICT_COLUMNS": "scores",
+    "checked_metric_names": "scores",
+    "dataset_of": "scores",
+    "default_metrics": "scores",
+    "extract_answers": "scores",
+    "inference_modes": "scores",
+    "mean_scores": "scores",
+    "n_values_expected": "scores",
+    "n_values_given": "scores",
+    "paper_match": "scores",
+    "score_frame": "scores",
+    "score_lists": "scores",
+    "score_one": "scores",
+    "scores_table": "scores",
+    "summarize": "scores",
+    "to_long": "scores",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

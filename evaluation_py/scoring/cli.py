@@ -1,0 +1,194 @@
+"""Score a JSONL file of responses.
+
+``python -m evaluation_py.scoring RESPONSES.jsonl [--scoring-mode strict|paper] [--metrics f1,cc,...] [--inference-mode MODE] [--by KEY]``
+
+Each non-blank line is a JSON object with an id (``qap_id`` or ``id``), a
+``response`` (a string, or null for a missing response) and a ``gt`` string.
+The file is read by the rules of :mod:`evaluation_py.scoring.jsonl` (UTF-8, a
+byte-order mark accepted, gzip when named ``*.gz``, blank lines skipped). ``--scoring-mode`` is
+``strict`` (the default: :mod:`evaluation_py.scoring.strict_reading`) or ``paper`` (the
+release's own procedure: :mod:`evaluation_py.scoring.paper_reading`). ``--inference-mode``
+(default ``direct``) picks the extraction filter that takes the answer out of
+each response (:mod:`evaluation_py.scoring.extraction`).
+
+``--metrics`` names the metrics computed (:mod:`evaluation_py.scoring.metrics`: ``precision``, ``recall``,
+``f1``, ``cc``, ``exact_match``, ``rouge_l``, ``bleu``); by default paper mode computes the release's
+four (precision, recall, f1, cc) and strict mode every metric of a value match (the four and
+``exact_match``). The text metrics' libraries are imported only when one is asked for.
+
+Prints one JSON object: ``scoring_mode``, ``inference_mode``, ``n``,
+``left_out``, ``unanswered``, the mean of every metric computed and, with ``--by``, ``groups`` (one such object per group, without the modes). ``--by dataset`` takes the dataset
+from the id (:func:`evaluation_py.scoring.scores.dataset_of`: the release's prefix
+before the first ``--``, the domain of a synthetic ``syn--DOMAIN--...`` id)
+unless the lines carry a ``dataset`` key; any other key must be present on
+every line. Numbers are rounded to 4 decimals.
+
+Bad input exits with status 2 and a message naming the file and, where it
+applies, the line: a missing or unreadable file, a file with no responses, a
+malformed line, a missing field, an id given on more than one line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .jsonl import JsonlError, read_jsonl
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+from .scoring_modes import DEFAULT_SCORING_MODE, SCORING_MODES
+
+# pandas and the scoring rules are imported when a file is scored: --help and a bad argument answer at once
+DEFAULT_INFERENCE_MODE = "direct"  # extraction.DEFAULT_INFERENCE_MODE (a unit test keeps them equal)
+
+ID_KEYS = ("qap_id", "id")
+
+
+class InputError(Exception):
+    """Bad input file; the message names the file and, where it applies, the line."""
+
+
+def read_responses(path: str, by: str | None = None) -> "pd.DataFrame":
+    """Read a responses JSONL into a frame with ``id``, ``response``, ``gt`` (and ``group`` when ``by`` is given)."""
+    import pandas as pd
+
+    from .scores import dataset_of
+    ids: list = []
+    responses: list = []
+    gts: list = []
+    groups: list = []
+    first_line: dict[str, int] = {}
+    duplicates: dict[str, list[int]] = {}
+    try:
+        for lineno, obj in read_jsonl(path):  # blank lines, BOM, gzip, bad JSON: evaluation_py.scoring.jsonl
+            where = f"{path}:{lineno}"
+            id_key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
+            if id_key is None:
+                raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
+            if "response" not in obj:
+                raise InputError(f"{where}: missing 'response'")
+            resp = obj["response"]
+            if resp is not None and not isinstance(resp, str):
+                raise InputError(f"{where}: 'response' must be a string or null, got {type(resp).__name__}")
+            gt = obj.get("gt")
+            if "gt" not in obj or gt is None:
+                raise InputError(f"{where}: missing 'gt'")
+            if not isinstance(gt, str):
+                raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
+            qid = str(obj[id_key])
+            if qid in first_line:
+                duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+            else:
+                first_line[qid] = lineno
+            ids.append(qid)
+            responses.append(resp)
+            gts.append(gt)
+            if by is not None:
+                if by in obj:
+                    groups.append(_group_name(obj[by]))
+                elif by == "dataset":
+                    groups.append(dataset_of(obj[id_key]))
+                else:
+                    raise InputError(f"{where}: missing key {by!r} named by --by")
+    except JsonlError as exc:
+        raise InputError(str(exc)) from None
+    if not ids:
+        raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
+    if duplicates:
+        shown = "; ".join(f"{qid!r} on lines {', '.join(map(str, lines))}" for qid, lines in list(duplicates.items())[:5])
+        more = f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""
+        raise InputError(f"{path}: {len(duplicates)} id(s) given more than once: {shown}{more}")
+    df = pd.DataFrame({"id": ids, "response": pd.Series(responses, dtype=object), "gt": gts})
+    if by is not None:
+        df["group"] = groups
+    return df
+
+
+def _group_name(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True)
+
+
+def _num(x: Any) -> float | None:
+    x = float(x)
+    if math.isnan(x):
+        return None
+    return round(x, 4)
+
+
+def _row_dict(row: "pd.Series", names) -> dict:
+    out = {"n": int(row["n"]), "left_out": int(row["left_out"]), "unanswered": int(row["unanswered"])}
+    for m in names:
+        out[m] = _num(row[m])
+    return out
+
+
+def score_file(path: str, scoring_mode: str = DEFAULT_SCORING_MODE, by: str | None = None,
+               inference_mode: str = DEFAULT_INFERENCE_MODE, metric_names=None) -> dict:
+    """Score one responses file; returns the JSON-ready summary the CLI prints (``metric_names``: the
+    metrics computed, default :func:`evaluation_py.scoring.scores.default_metrics` of the scoring mode)."""
+    from .scores import checked_metric_names, default_metrics, score_frame, summarize
+
+    names = checked_metric_names(metric_names) if metric_names is not None else default_metrics(scoring_mode)
+    df = read_responses(path, by)
+    scored = score_frame(df, scoring_mode=scoring_mode, inference_mode=inference_mode, metric_names=names)
+    result = {"scoring_mode": scoring_mode, "inference_mode": inference_mode,
+              **_row_dict(summarize(scored).iloc[0], names)}
+    if by is not None:
+        result["groups"] = {str(row["group"]): _row_dict(row, names)
+                            for _, row in summarize(scored, ["group"]).iterrows()}
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m evaluation_py.scoring",
+        description="Score HCT-QA responses (precision, recall, F1, complete containment, ...).",
+    )
+    parser.add_argument("responses", help="JSONL file: one object a line with qap_id or id, response, gt")
+    parser.add_argument("--scoring-mode", choices=SCORING_MODES, default=DEFAULT_SCORING_MODE,
+                        help="strict (the default): read answers as a fair reader would (final-answer markers, the "
+                             "gt format, lists, numbers within half a unit of the gt's last decimal) and score "
+                             "unanswered responses 0; paper: the HCT-QA release's own procedure, exact text "
+                             "matching, missing/no-answer/error responses left out of the averages")
+    parser.add_argument("--inference-mode", default=DEFAULT_INFERENCE_MODE, metavar="MODE",
+                        help="the inference mode the responses were made in; its extraction filter takes the "
+                             "answer out of each response (default: direct, the response as it is)")
+    parser.add_argument("--metrics", default=None, metavar="M1,M2",
+                        help="the metrics to compute, comma-separated (default: paper mode precision, recall, f1, "
+                             "cc; strict mode those and exact_match; rouge_l and bleu on request)")
+    parser.add_argument("--by", default=None, metavar="KEY",
+                        help="also report per group: 'dataset' (the release's id prefix, or a synthetic id's "
+                             "domain) or any key of the lines")
+    args = parser.parse_args(argv)
+    from . import extraction
+    from .scores import checked_metric_names
+
+    try:
+        extraction.filter_name_for(args.inference_mode)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    names = None
+    if args.metrics is not None:
+        try:
+            names = checked_metric_names(args.metrics.split(","))
+        except ValueError as exc:
+            print(f"error: --metrics: {exc}", file=sys.stderr)
+            return 2
+    try:
+        result = score_file(args.responses, args.scoring_mode, args.by, args.inference_mode, names)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

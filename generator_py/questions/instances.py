@@ -1,0 +1,245 @@
+"""From built relational tables (as DuckDB hands them over) to question instances, in parallel.
+
+Tables travel as plain Python rows: `relational_tables` reads the DuckDB frames once into tuples (no
+per-table pandas frame is built unless something reads `.frame`), and `generate_all` sends workers compact
+tuples and gets rows back as tuples. Output does not depend on the number of workers: every table draws
+from its own seeded RNG and rows are sorted by question_id.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+from contextlib import contextmanager
+from concurrent.futures import ProcessPoolExecutor
+from typing import Optional, Sequence
+
+import pandas as pd
+import pyarrow as pa
+
+from . import (FAMILIES, METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, FamilyRegistry, Measure,
+                        generate_questions, load_domain_nl)
+from .spec import VALUE, Rows
+from ..tables.relational import RelationalTable, ShownAggregate, TableAttribute, label_text, relational_rows
+from ..vocabulary.templates import load_templates
+from ..vocabulary.domains import load_domains
+
+# columns of int_question_instances, in order
+COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
+            "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
+           + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
+                                          "blank_grid_col"))
+_N_FIXED = 11  # columns before the metadata
+
+_FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
+           "agg_name", "shown_aggregates")
+
+
+class PlainRelationalTable(RelationalTable):
+    """A RelationalTable holding its rows as plain tuples (`plain_rows`: attribute labels or None in the order
+    of `attributes`, then the float Value); the pandas `frame` is built on first access only."""
+
+    def __init__(self, table_id: str, domain: str, template_name: str, value_name: str,
+                 attributes: tuple, plain_rows: list, value_is_integer: bool, agg_fun: str, agg_name: str,
+                 shown_aggregates: tuple, header_cells: tuple = ()):
+        object.__setattr__(self, "header_cells", header_cells)  # (grid_row, grid_col, role, text): naming
+        for k, v in zip(_FIELDS, (table_id, domain, template_name, value_name, attributes, value_is_integer,
+                                  agg_fun, agg_name, shown_aggregates)):
+            object.__setattr__(self, k, v)
+        object.__setattr__(self, "plain_rows", plain_rows)
+
+    @property
+    def frame(self) -> pd.DataFrame:  # type: ignore[override]
+        f = self.__dict__.get("_frame")
+        if f is None:
+            names = [a.name for a in self.attributes]
+            f = pd.DataFrame([r[:-1] for r in self.plain_rows], columns=names)
+            f[VALUE] = [r[-1] for r in self.plain_rows]
+            object.__setattr__(self, "_frame", f)
+        return f
+
+
+def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: pd.DataFrame,
+                      header_cells: Optional[pd.DataFrame] = None) -> list[RelationalTable]:
+    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells,
+    `header_cells` (optional: table_id, grid_row, grid_col, role, text of the header cells of int_hct_cells)
+    what the header naming family asks about.
+
+    Shown aggregates of a table are sorted by (row_group, col_group), so that the result does not depend on
+    the order in which DuckDB returns them (a DISTINCT query has none).
+    """
+    canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
+    by_table = relational_rows(rows, canon=canon)
+    aggs_by_table: dict[str, list] = {}
+    for tid, rg, cg, v in zip(aggregates["table_id"].tolist(), aggregates["row_group"].tolist(),
+                              aggregates["col_group"].tolist(), aggregates["value"].tolist()):
+        aggs_by_table.setdefault(tid, []).append(ShownAggregate(
+            tuple(label_text(x, canon) for x in rg), tuple(label_text(x, canon) for x in cg), float(v)))
+    headers_by_table: dict[str, list] = {}
+    if header_cells is not None:
+        for tid, r, c, role, text in zip(*(header_cells[k].tolist() for k in ("table_id", "grid_row", "grid_col",
+                                                                               "role", "text"))):
+            headers_by_table.setdefault(tid, []).append((int(r), int(c), str(role), str(text)))
+    out: list[RelationalTable] = []
+    cols = ["table_id", "domain", "template_name", "value_name", "value_is_integer", "agg_fun", "agg_name",
+            "row_attributes", "row_attribute_codes", "row_attribute_levels",
+            "col_attributes", "col_attribute_codes", "col_attribute_levels"]
+    for (tid, domain, template_name, value_name, value_is_integer, agg_fun, agg_name,
+         rnames, rcodes, rlevels, cnames, ccodes, clevels) in zip(*(instances[c].tolist() for c in cols)):
+        attributes = tuple(
+            TableAttribute(str(name), str(code), int(level), axis, depth + 1)
+            for axis, names, codes, levels in (("row", rnames, rcodes, rlevels), ("col", cnames, ccodes, clevels))
+            for depth, (name, code, level) in enumerate(zip(names, codes, levels)))
+        table_rows = by_table.get(tid)
+        records = table_rows.records if table_rows is not None else []
+        shown = tuple(sorted(aggs_by_table.get(tid, ()), key=lambda a: (a.row_group, a.col_group, a.value)))
+        out.append(PlainRelationalTable(str(tid), str(domain), str(template_name), str(value_name), attributes,
+                                        records, bool(value_is_integer), str(agg_fun), str(agg_name),
+                                        shown, tuple(sorted(headers_by_table.get(tid, ())))))
+    return out
+
+
+# ------------------------------------------------------------------ generation
+
+
+def template_measures(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.DataFrame,
+                      templates: pd.DataFrame) -> dict[tuple[str, str], Measure]:
+    """(domain, template_name) -> what the vocabulary says about the template's measure."""
+    vocab = load_domains(attributes, values, ranges)
+    return {(t.domain, t.template_name): Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive))
+            for t in load_templates(templates, vocab)}
+
+
+def _compact(t: RelationalTable) -> tuple:
+    """A table as plain tuples (cheap to pickle)."""
+    rows = getattr(t, "plain_rows", None)
+    if rows is None:
+        rows = Rows.from_frame(t.frame, [a.name for a in t.attributes]).rows
+    return (t.table_id, t.domain, t.template_name, t.value_name,
+            tuple((a.name, a.code, a.level, a.axis, a.depth) for a in t.attributes), rows, t.value_is_integer,
+            t.agg_fun, t.agg_name, tuple((a.row_group, a.col_group, a.value) for a in t.shown_aggregates),
+            getattr(t, "header_cells", ()))
+
+
+def _uncompact(c: tuple) -> PlainRelationalTable:
+    (tid, domain, template_name, value_name, attrs, rows, value_is_integer, agg_fun, agg_name, shown, headers) = c
+    return PlainRelationalTable(tid, domain, template_name, value_name, tuple(TableAttribute(*a) for a in attrs),
+                                rows, value_is_integer, agg_fun, agg_name, tuple(ShownAggregate(*s) for s in shown),
+                                headers)
+
+
+# json.dumps(spec, sort_keys=True) and json.dumps(answer_rows, default=str), with the encoders built once
+_SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
+_ANSWER_JSON = json.JSONEncoder(default=str).encode
+
+
+def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families) -> list[tuple]:
+    out = []
+    for q in generate_questions(table, nl, seed, families, rows=getattr(table, "plain_rows", None), variety=variety,
+                                measure=measure):
+        md, pr = q.metadata, q.properties
+        out.append((q.question_id, q.table_id, q.template_id, q.family, q.family_variant, q.phrasing, q.question,
+                    q.sql, q.sql_literals, _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
+                   + tuple(md[c] for c in COLUMNS[_N_FIXED:_N_FIXED + len(METADATA_COLUMNS) - 1])
+                   + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS)
+                   + (q.kind, q.suite, q.answer_type, q.hides_caption,
+                      q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None))
+    return out
+
+
+@contextmanager
+def _young_gc():
+    """Run the cyclic GC by hand on young objects only, once per table (call the yielded function).
+
+    sqlglot ASTs are reference cycles (parent links), so the GC must run, but its automatic full
+    collections rescan every question row built so far and cost about a quarter of the generation time.
+    A generation-0 collection after each table frees that table's dead ASTs and moves the rows kept
+    to an older generation, which is not scanned again until the automatic GC is back on.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield lambda: gc.collect(0)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families) -> None:
+    gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
+    _WORKER["nls"] = nls
+    _WORKER["measures"] = measures
+    _WORKER["seed"] = seed
+    _WORKER["variety"] = variety
+    _WORKER["families"] = families
+
+
+def _work(chunk: list[tuple]) -> list[tuple]:
+    nls, seed, variety, measures = _WORKER["nls"], _WORKER["seed"], _WORKER["variety"], _WORKER["measures"]
+    families = _WORKER["families"]
+    out: list[tuple] = []
+    with _young_gc() as collect:
+        for c in chunk:
+            t = _uncompact(c)
+            key = (t.domain, t.template_name)
+            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
+            collect()
+    return out
+
+
+def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
+    """Indices of `tables` in `n` chunks of about equal work (greedy on the number of relational rows)."""
+    def size(t):
+        rows = getattr(t, "plain_rows", None)
+        return 40 + (len(rows) if rows is not None else len(t.frame))
+    loads = [0] * n
+    out: list[list[int]] = [[] for _ in range(n)]
+    for i in sorted(range(len(tables)), key=lambda i: -size(tables[i])):
+        k = min(range(n), key=loads.__getitem__)
+        out[k].append(i)
+        loads[k] += size(tables[i])
+    return [sorted(c) for c in out if c]
+
+
+def _to_arrow(rows: list[tuple]) -> pa.Table:
+    if not rows:
+        return pa.Table.from_pylist([])
+    return pa.table({name: pa.array(list(col), type=_TYPES.get(name)) for name, col in zip(COLUMNS, zip(*rows))})
+
+
+# columns that may be NULL on every row (a build without the naming families): typed, not null-typed
+_TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string()}
+
+
+def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
+                 attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
+                 variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
+                 families: Optional[FamilyRegistry] = None) -> pa.Table:
+    """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
+
+    `measures`: per (domain, template_name), see template_measures; a template without one admits every
+    aggregate. `families`: the question families of the build (default: every registered one)."""
+    measures = measures or {}
+    families = FAMILIES if families is None else families
+    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families)
+           for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
+    workers = workers or min(2, os.cpu_count() or 1)
+    if workers > 1 and len(tables) > 200:
+        # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
+        chunks = _chunks(tables, workers * 4)
+        jobs = [[_compact(tables[i]) for i in c] for c in chunks]
+        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures, families)) as pool:
+            parts = list(pool.map(_work, jobs))
+        rows = [r for part in parts for r in part]
+    else:
+        rows = []
+        with _young_gc() as collect:
+            for t in tables:
+                key = (t.domain, t.template_name)
+                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
+                collect()
+    rows.sort(key=lambda r: r[0])
+    return _to_arrow(rows)
