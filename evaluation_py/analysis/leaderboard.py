@@ -18,6 +18,7 @@ values BH-adjusted across the pairs of each format x mode x scoring mode x metri
 from __future__ import annotations
 
 import itertools
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,12 @@ COMPARISON_COLUMNS = ["model_a", "model_b", *GROUP, "n_questions", "n_tables", "
                       "p_value", "p_value_adjusted"]
 SCORE_INPUT_COLUMNS = ("model_name", "backend", "table_format", "inference_mode", "scoring_mode", "metric",
                        "question_id", "table_id", "value", "left_out")
+
+
+def _generator(seed: int, *key) -> np.random.Generator:
+    """The resamples of one row, drawn from the seed and the row's key: a row's interval does not depend on
+    which other rows the build has."""
+    return np.random.default_rng([seed, zlib.crc32("\x1f".join(map(str, key)).encode("utf-8"))])
 
 
 def _weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
@@ -100,7 +107,7 @@ def leaderboard(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.Dat
         for model_name, g in per_model.items():
             g = g[g["question_id"].isin(agreed)]
             kept = g[~g["left_out"]]
-            rng = np.random.default_rng([seed, len(rows)])
+            rng = _generator(seed, model_name, *key)
             if len(kept):
                 mean, low, high = cluster_interval(kept["value"].to_numpy(), kept["table_id"].to_numpy(), n_boot, rng)
             else:
@@ -126,7 +133,7 @@ def comparisons(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.Dat
                 continue
             d = (by_model[a].loc[both, "value"] - by_model[b].loc[both, "value"]).to_numpy()
             tables = by_model[a].loc[both, "table_id"].to_numpy()
-            rng = np.random.default_rng([seed, len(rows)])
+            rng = _generator(seed, a, b, *key)
             mean, low, high = cluster_interval(d, tables, n_boot, rng)
             rows.append([a, b, *key, int(len(both)), int(pd.unique(tables).size), mean, low, high,
                          clustered_p_value(d, tables), np.nan])

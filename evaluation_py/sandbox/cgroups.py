@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shlex
 import time
 from pathlib import Path
 from typing import Optional
@@ -60,10 +61,13 @@ class WorkerCgroups:
     def available(self) -> bool:
         return set(self.dirs) == set(CONTROLLERS)
 
-    def enter(self) -> None:
-        """preexec_fn of the worker: start inside the worker's cgroups."""
-        for path in self.dirs.values():
-            (path / "cgroup.procs").write_text(str(os.getpid()))
+    def command(self, argv: list[str]) -> list[str]:
+        """`argv` started inside the worker's cgroups: a shell moves itself into them, then execs `argv`.
+
+        Not a preexec_fn: Python code between fork and exec in the threaded evaluating process can
+        crash the child (another thread may hold a lock the child then needs)."""
+        moves = " && ".join(f"echo $$ > {shlex.quote(str(path / 'cgroup.procs'))}" for path in self.dirs.values())
+        return ["/bin/sh", "-c", f'{moves} && exec "$@"', "sh", *argv]
 
     def remove(self) -> None:
         for path in self.dirs.values():

@@ -44,9 +44,10 @@ class _WorkerProcess:
             argv, env = bubblewrap.rlimits_argv(uid, dirs)
         # Started from the pool's own long-lived thread: bwrap's --die-with-parent fires when the
         # *thread* that started it ends, so a short-lived caller thread would take the worker with it.
+        if dirs:
+            argv = self.cgroups.command(argv)
         self.proc = spawner.submit(subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=env, cwd="/", start_new_session=True,
-                                   preexec_fn=self.cgroups.enter if dirs else None).result()
+                                   stderr=subprocess.PIPE, env=env, cwd="/", start_new_session=True).result()
         self._stderr_tail = bytearray()
         self._stderr_thread = threading.Thread(target=self._collect_stderr, daemon=True)
         self._stderr_thread.start()

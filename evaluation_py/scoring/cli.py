@@ -171,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         extraction.filter_name_for(args.inference_mode)
-    except KeyError as exc:
-        print(f"error: {exc.args[0]}", file=sys.stderr)
+    except LookupError as exc:
+        print(f"error: inference mode {args.inference_mode!r} has no extraction filter: {exc}", file=sys.stderr)
         return 2
     names = None
     if args.metrics is not None:
