@@ -148,5 +148,5 @@ def built_relation(load, config_relation):
         return None
     if FINGERPRINT_COLUMN not in relation.columns:
         return None
-    stamps = relation.project(f"distinct {FINGERPRINT_COLUMN}").fetchall()
+    stamps = relation.project(FINGERPRINT_COLUMN).distinct().fetchall()
     return relation if stamps in ([], [(fingerprint_of(config_relation),)]) else None
