@@ -3,7 +3,7 @@ backend turn by turn (`runner`, `episodes`), progress lines (`progress`) and the
 dbt models call (`predictions`).
 
 The names below are a lazy front: each is imported from its module on first use."""
-from importlib import import_module
+from generator_py.core.lazy_front import lazy_front
 
 _EXPORTS = {
     "PredictionStore": "store",
@@ -13,12 +13,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_front(__name__, _EXPORTS, globals())

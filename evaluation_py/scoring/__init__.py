@@ -4,7 +4,7 @@ the metrics (`metrics`, `text_metrics`), the LLM judge (`judge`), the JSONL read
 scores and their means (`scores`) and the command line (`cli`: `python -m evaluation_py.scoring`).
 
 The names below are a lazy front: each is imported from its module on first use."""
-from importlib import import_module
+from generator_py.core.lazy_front import lazy_front
 
 _EXPORTS = {
     "FLAG_COLUMNS": "scores",
@@ -30,12 +30,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_front(__name__, _EXPORTS, globals())

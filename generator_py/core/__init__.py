@@ -1,9 +1,9 @@
 """What every part of the generator uses: seeded randomness (`rng`), the canonical number and value
 text (`formatting`), errors that name the seed row to fix (`errors`) and the registry type
-(`registry`).
+(`registry`), and the lazy package fronts (`lazy_front`).
 
 The names below are a lazy front: each is imported from its module on first use."""
-from importlib import import_module
+from .lazy_front import lazy_front
 
 _EXPORTS = {
     "Registry": "registry",
@@ -15,12 +15,4 @@ _EXPORTS = {
 }
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_front(__name__, _EXPORTS, globals())
