@@ -1,5 +1,6 @@
--- The questions config has every question of benchmark_questions once over its three splits, and
--- the per-split Parquet and alpaca files agree on their counts.
+-- The questions config has every original question of benchmark_questions once over its three splits,
+-- questions_obfuscated every twin, and where the alpaca JSON is written (var finetune_alpaca_json) its
+-- per-split files agree with the Parquet ones on their counts.
 with parquet as (
     select config, split, n_examples from {{ ref('benchmark_finetune_exports') }} where file_format = 'parquet'
 ),
@@ -9,19 +10,25 @@ alpaca as (
 ),
 
 questions as (
-    select count(*) as n from {{ ref('benchmark_questions') }}
+    select case when coalesce(variant, 'original') = 'original' then 'questions' else 'questions_' || variant end
+               as config,
+           count(*) as n
+    from {{ ref('benchmark_questions') }}
+    group by 1
 ),
 
 exported as (
-    select sum(n_examples) as n from parquet where config = 'questions'
+    select config, sum(n_examples) as n from parquet where config like 'questions%' group by config
 )
 
-select 'questions config has ' || e.n || ' examples, benchmark_questions ' || q.n || ' rows' as problem
-from exported as e, questions as q
+select 'config ' || coalesce(q.config, e.config) || ' has ' || coalesce(e.n, 0) || ' examples, benchmark_questions '
+       || coalesce(q.n, 0) || ' rows' as problem
+from exported as e
+full outer join questions as q using (config)
 where e.n is distinct from q.n
 union all
 select 'config ' || p.config || ' split ' || p.split || ': parquet ' || p.n_examples || ' examples, alpaca '
        || coalesce(a.n_examples::varchar, 'none') as problem
 from parquet as p
 left join alpaca as a using (config, split)
-where a.n_examples is distinct from p.n_examples
+where exists (select 1 from alpaca) and a.n_examples is distinct from p.n_examples
