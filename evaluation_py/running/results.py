@@ -26,6 +26,7 @@ from typing import Iterable, Optional
 import pandas as pd
 
 from ..configuration.model_specs import ModelSpec
+from .store import names_damage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS evaluated_entries (
@@ -78,6 +79,7 @@ def _slot(row: dict) -> str:
     return json.dumps([row.get(c) for c in SLOT_COLUMNS], default=str)
 
 
+@names_damage
 class ResultsIndex:
     def __init__(self, store_file: str | Path, busy_timeout_s: float = 60.0):
         self.path = Path(store_file)

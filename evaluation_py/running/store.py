@@ -111,6 +111,15 @@ def _named(method):
     return wrapper
 
 
+def names_damage(cls):
+    """Class decorator: every method of a reader of the predictions file (its `path`) reports damage as
+    `_named` does."""
+    for name, fn in list(vars(cls).items()):
+        if callable(fn) and (name == "__init__" or not name.startswith("__")):
+            setattr(cls, name, _named(fn))
+    return cls
+
+
 class PredictionStore:
     @_named
     def __init__(self, path: str | Path, busy_timeout_s: float = 60.0, run_id: Optional[str] = None):
