@@ -6,6 +6,8 @@ import json
 import math
 import re
 
+from pathlib import Path
+
 import pytest
 
 try:  # the README's test command installs the local extra: without it these tests fail, never skip
@@ -50,8 +52,14 @@ def test_default_build_asks_the_oracle_every_subset_in_both_orders(ci_db):
                           where model_name = 'oracle'""").fetchall()[0]
     assert probes[0] > 0 and probes[1] == 1.0 and probes[2] == 6
     assert ci_db.sql("select count(*) from analysis_choice_property_regression").fetchall()[0][0] == 0  # oracle only
+    # The report shows no section for the oracle alone (a baseline enters no section): it lists the question
+    # with what answers it.
     figures = {r[0].rsplit("/", 1)[-1] for r in ci_db.sql("select path from analysis_report").fetchall()}
-    assert {"choice_accuracy_by_subset.png", "choice_probe_positions.png"} <= figures
+    assert not {"choice_accuracy_by_subset.png", "choice_probe_positions.png"} & figures
+    index = next(r[0] for r in ci_db.sql("select path from analysis_report").fetchall() if r[0].endswith("index.html"))
+    page = Path(index).read_text(encoding="utf-8")
+    unanswered = page[page.index("Not answered by this build</h2>"):]
+    assert "two-option items" in unanswered and "choice_items: {sample: 100}" in unanswered
 
 
 @pytest.mark.local_model
