@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -65,6 +66,8 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
     from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 
     project = clone(ci_build, tmp_path / "project")
+    # a clone leaves the exports behind; the images' paths are relative to the exports folder
+    shutil.copytree(ci_build / "exports" / "images", project / "exports" / "images")
     with FakeOpenAIServer() as srv:
         models = [{"name": "oracle", "backend": "oracle", "sample": 12, "formats": ["html", "image"]},
                   {"name": "vision", "backend": "openai", "model": "fake-vl", "base_url": srv.base_url, "sample": 12,
@@ -84,15 +87,16 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         con.close()
     # 12 image prompts of the vision model, each image part the stored PNG of its table, byte for byte
     assert len(received) == 12
-    stored = {(project / p if not Path(p).is_absolute() else Path(p)).read_bytes() for p in images.values()}
+    stored = {(project / "exports" / p).read_bytes() for p in images.values()}
     assert all(data in stored for _, data in received)
     # eval_prompts keeps a reference (path and sha256), never the bytes (one row per distinct prompt:
     # the two models ask the same 12 image prompts)
     assert len(prompts) == 12 and all("base64" not in m and '"sha256"' in m for _, m in prompts)
     for table_id, messages in prompts:
         part = json.loads(messages)[1]["content"][1]
-        assert part["table_id"] == table_id and part["path"] == images[table_id]
-        data = (project / part["path"]).read_bytes()
+        # the prompt names the file the evaluation opened: the mart's path under this database's exports folder
+        assert part["table_id"] == table_id and Path(part["path"]) == project / "exports" / images[table_id]
+        data = Path(part["path"]).read_bytes()
         assert hashlib.sha256(data).hexdigest() == part["sha256"]
     assert dict(oracle) == {"html": 1.0, "image": 1.0}  # the chain check answers image requests too
     assert compared == [("oracle", "html", 12), ("vision", "markdown", 12)]
