@@ -182,6 +182,8 @@ def _run_forwarding_signals(argv: list[str], cwd: Path) -> int:
 
 
 def _print_leaderboard(database: Path, names: list[str]) -> int:
+    from .configuration.model_specs import BASELINE_NAMES
+
     import duckdb
 
     con = duckdb.connect(str(database), read_only=True)
@@ -189,8 +191,9 @@ def _print_leaderboard(database: Path, names: list[str]) -> int:
         rows = con.execute(
             "select model_name, table_format, inference_mode, metric, mean, ci_low, ci_high, n_questions, n_tables"
             " from eval_leaderboard where scoring_mode = 'strict' and metric in ('f1', 'cc')"
-            " and (model_name in (select unnest(?)) or model_name in ('oracle', 'header_match'))"
-            " order by table_format, inference_mode, metric, mean desc, model_name", [names]).fetchall()
+            " and model_name in (select unnest(?))"
+            " order by table_format, inference_mode, metric, mean desc, model_name",
+            [[*names, *BASELINE_NAMES]]).fetchall()
     finally:
         con.close()
     print("model_name | format | mode | metric (strict) | mean [95% CI, tables resampled] | questions | tables")

@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
+from ..configuration.model_specs import BASELINE_NAMES
 from .stats import bh_adjust
 
-BASELINES = ("oracle", "header_match")
+BASELINES = BASELINE_NAMES
 N_BOOT = 1000
 GROUP = ["table_format", "inference_mode", "scoring_mode", "metric"]
 LEADERBOARD_COLUMNS = ["model_name", "backend", *GROUP, "mean", "ci_low", "ci_high", "n_questions", "n_tables",

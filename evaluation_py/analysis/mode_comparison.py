@@ -1,4 +1,4 @@
-"""How the inference modes compare (TReB §3 on HCTs): scores by model x mode x question family, the
+"""How the inference modes compare (TReB's modes on HCTs): scores by model x mode x question family, the
 gain of the code modes (pot, icot) over the text modes (direct, tcot) per family, how pot / icot
 code runs ended (error rates by kind), and the turns icot episodes used.
 

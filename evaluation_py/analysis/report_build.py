@@ -19,10 +19,11 @@ from . import plots
 from .leaderboard import leaderboard_of_scores as leaderboard
 from .report import Section, Table, Unanswered, write_report
 from .schema import AGGREGATION_TYPES, POOLED, QUESTION_PROPERTY_LABELS, property_label, template_label
+from ..configuration.model_specs import BASELINE_NAMES
 from .selection import is_oracle, left_out_mask, model_order, primary_formats
 
-BASELINES = ("oracle", "header_match")
-NOT_BASELINE = "model_name not in ('oracle', 'header_match')"
+BASELINES = BASELINE_NAMES
+NOT_BASELINE = f"model_name not in ({', '.join(repr(n) for n in BASELINE_NAMES)})"
 SHOWN_METRICS = ("f1", "cc")
 ORACLE_NOTE = "The oracle answers with the ground truth (a check of the chain) and is in no fit."
 ROLES = {"oracle": "baseline: the ground truth (a check of the chain)",

@@ -30,6 +30,8 @@ DEFAULT_EVAL_MODELS = [
      "choice_items": {"sample": 100}},  # checks the choice chain: 100 items per subset, both orders
     {"name": "header_match", "backend": "header_match", "sample": 3000},
 ]
+# The baselines' model names: every build has them, and the analyses keep them apart from models under test.
+BASELINE_NAMES = tuple(entry["name"] for entry in DEFAULT_EVAL_MODELS)
 
 
 @dataclass(frozen=True)

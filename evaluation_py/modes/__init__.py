@@ -1,4 +1,4 @@
-"""The reasoning inference modes (TReB §3): `tcot`, `pot`, `icot`, one module each; importing this
+"""The reasoning inference modes (TReB's): `tcot`, `pot`, `icot`, one module each; importing this
 package registers them (`inference_mode`, the mode type and its registry, imports it after
 registering `direct`).
 
