@@ -4,7 +4,8 @@ Config keys (a dict):
 
 - `model` (required): the model id the server knows.
 - `base_url`: a URL (`http://host:8000/v1`) or a list of URLs; each attempt goes to the least-loaded
-  URL (fewest requests in flight, ties broken round-robin). Required, or `base_url_env`: the name of an
+  URL (fewest requests in flight, ties broken round-robin). A URL that fails on the way (connection,
+  timeout, 5xx) rests for a growing cooldown while others are up, and a retry goes to another URL. Required, or `base_url_env`: the name of an
   environment variable holding the URL. There is no default: a forgotten URL must never send the
   questions (and the key) to a hosted API.
 - `revision`: a label of the weights behind the server's model id; it only enters the cache key, so
@@ -115,28 +116,53 @@ _RESPONSE_TYPES: dict[type, type] = {}
 
 
 class _Balancer:
-    """Least-loaded choice among URLs, ties broken round-robin."""
+    """Least-loaded choice among URLs, ties broken round-robin, failing URLs set aside.
+
+    A URL whose attempt failed on the way (refused or dropped connection, timeout, 5xx) rests for a
+    cooldown that doubles with each failure in a row (0.5 s up to 30 s) and ends with its next success;
+    while others are up it gets no attempts. A retry never goes back to the URL that just failed it
+    when there is another, so one dead URL among live ones costs a request one attempt at most.
+    """
+
+    COOLDOWN_BASE_S = 0.5
+    COOLDOWN_MAX_S = 30.0
 
     def __init__(self, n: int):
         self.in_flight = [0] * n
         self.sent = [0] * n
+        self.failures = [0] * n
+        self.down_until = [0.0] * n
         self._next = 0
 
-    def acquire(self) -> int:
+    def acquire(self, avoid: Optional[int] = None) -> int:
         n = len(self.in_flight)
-        low = min(self.in_flight)
+        now = time.monotonic()
+        candidates = [i for i in range(n) if i != avoid] or list(range(n))
+        up = [i for i in candidates if self.down_until[i] <= now]
+        pool = set(up or candidates)
+        low = min(self.in_flight[i] for i in pool)
         for k in range(n):
             i = (self._next + k) % n
-            if self.in_flight[i] == low:
+            if i in pool and self.in_flight[i] == low:
                 break
         self._next = (i + 1) % n
         self.in_flight[i] += 1
         self.sent[i] += 1
         return i
 
-    def release(self, i: int) -> None:
+    def release(self, i: int, failed_on_the_way: bool = False) -> None:
         self.in_flight[i] -= 1
+        if failed_on_the_way:
+            self.failures[i] += 1
+            rest = min(self.COOLDOWN_MAX_S, self.COOLDOWN_BASE_S * 2 ** (self.failures[i] - 1))
+            self.down_until[i] = time.monotonic() + rest
+        else:
+            self.failures[i] = 0
+            self.down_until[i] = 0.0
 
+
+# Error kinds that say the URL itself is unwell (beside any 5xx).
+_URL_FAILURES = frozenset({"connection", "timeout"})
 
 # Entry keys read as numbers: (key, integer only, smallest allowed value).
 _NUMERIC_KEYS = (("concurrency", True, 1), ("timeout_s", False, 0), ("max_retries", True, 0),
@@ -309,10 +335,11 @@ class OpenAIBackend(Backend):
         want_logprobs = bool(params.get("logprobs"))
         t0 = time.perf_counter()
         attempts = 0
+        last_failed: Optional[int] = None
         while True:
             attempts += 1
             self.stats["attempts"] += 1
-            i = balancer.acquire()
+            i = balancer.acquire(avoid=last_failed)
             self._in_flight += 1
             self.stats["max_in_flight"] = max(self.stats["max_in_flight"], self._in_flight)
             t_attempt = time.perf_counter()
@@ -320,16 +347,21 @@ class OpenAIBackend(Backend):
                 resp = await self._attempt(clients[i], req, body)
                 pred = self._to_prediction(req, resp, attempts, time.perf_counter() - t_attempt, want_logprobs)
             except asyncio.CancelledError:
+                self._in_flight -= 1
+                balancer.release(i)
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 kind, retryable, retry_after = self._classify(exc)
                 if kind in ("exception", "bad_response"):
                     log.warning("openai backend: %s on %s: %r", kind, req.question_id, exc)
+                last_failed = i
+                self._in_flight -= 1
+                # A 429 is the server pacing us, not the URL failing: it keeps its place.
+                balancer.release(i, failed_on_the_way=kind in _URL_FAILURES or kind.startswith("http_5"))
             else:
-                return pred
-            finally:
                 self._in_flight -= 1
                 balancer.release(i)
+                return pred
             self.stats["errors_by_kind"][kind] = self.stats["errors_by_kind"].get(kind, 0) + 1
             if not retryable or attempts > self.max_retries or stopping():  # no retry after a stop
                 return Prediction(

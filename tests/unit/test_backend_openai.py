@@ -127,13 +127,32 @@ def test_multiple_base_urls_share_the_load():
         assert a.stats()["max_in_flight"] + b.stats()["max_in_flight"] <= 8 + 8
     assert len(got) == 120 and na + nb == 120
     assert na >= 25 and nb >= 25  # both get a real share (exact split depends on timing)
-    # A dead URL among live ones: requests fail over to the live one.
+    # A dead URL among live ones: a retry goes to the other URL, and the dead one is set aside.
     with FakeOpenAIServer() as live:
         dead = FakeOpenAIServer().start()
         dead_url = dead.base_url
         dead.stop()
-        got = collect(backend([dead_url, live.base_url], concurrency=4, max_retries=5), make_requests(20, prefix="z"))
-    assert all(p.response for p in got)
+        be = backend([dead_url, live.base_url], concurrency=4, max_retries=5)
+        got = collect(be, make_requests(20, prefix="z"))
+        assert live.stats()["requests"] == 20
+    assert all(p.response for p in got) and max(p.attempts for p in got) <= 2
+    assert be.stats["errors_by_kind"]["connection"] < 20 and be.stats["sent_by_url"][dead_url] < 20
+
+
+def test_a_url_failing_on_the_way_rests_and_comes_back():
+    from evaluation_py.backends.openai_backend import _Balancer
+
+    b = _Balancer(2)
+    first = b.acquire()
+    b.release(first, failed_on_the_way=True)
+    assert [b.acquire() for _ in range(3)] == [1 - first] * 3  # the failed URL rests while the other is up
+    for _ in range(3):
+        b.release(1 - first)
+    b.down_until[first] = 0.0  # its cooldown has passed
+    assert b.acquire() == first
+    b.release(first)
+    assert b.failures[first] == 0  # a success ends the run of failures
+    assert b.acquire(avoid=first) == 1 - first
 
 
 def test_logprobs_captured():
