@@ -46,7 +46,8 @@ def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = 
 
 
 def frame_digest(frame: pd.DataFrame) -> str:
-    """sha256 of a frame's content, independent of its row order."""
+    """sha256 of a frame's content, independent of its row and column order (seeds load by column name)."""
+    frame = frame[sorted(frame.columns)]
     text = frame.astype(str).sort_values(list(frame.columns)).to_csv(index=False) if len(frame.columns) else ""
     return hashlib.sha256("\x1f".join(map(str, frame.columns)).encode() + b"\n" + text.encode()).hexdigest()
 
