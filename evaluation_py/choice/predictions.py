@@ -13,6 +13,7 @@ import pandas as pd
 from ..backends import base
 from ..configuration.model_specs import ModelSpec
 from ..running.predictions import predict
+from ..running.results import ResultsIndex
 from ..running.store import PredictionStore
 from .letters import letter_from_text, letter_probs
 from .requests import build_choice_requests, choice_spec
@@ -24,7 +25,7 @@ CHOICE_PREDICTION_COLUMNS = [
     "cache_key", "request_id", "item_id", *ITEM_CARRIED, "model_name", "backend", "model", "option_order",
     "right_letter", "example_item_id", "prompt_version", "answered", "error_kind", "response", "text_letter",
     "text_correct", "logprobs_status", "p_a", "p_b", "logprob_letter", "logprob_correct", "p_right",
-    "attempts", "latency_s", "prompt_tokens", "completion_tokens", "logprobs_json",
+    "attempts", "latency_s", "prompt_tokens", "completion_tokens", "logprobs_json", "this_build",
 ]
 
 
@@ -88,14 +89,32 @@ def choice_predictions(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.D
             "latency_s": got["latency_s"] if got is not None else None,
             "prompt_tokens": got["prompt_tokens"] if got is not None else None,
             "completion_tokens": got["completion_tokens"] if got is not None else None,
-            "logprobs_json": lp_json,
+            "logprobs_json": lp_json, "this_build": True,
         })
     return _frame(rows)
+
+
+def with_earlier_builds(this_build: pd.DataFrame, specs: list[ModelSpec], fingerprint: str, store_path: str | Path,
+                        accumulate: bool = True, remove: list[str] = ()) -> pd.DataFrame:
+    """This build's rows, recorded as its models' results on `fingerprint`, and (with `accumulate`) the
+    recorded rows of every other model asked the items on this fingerprint by an earlier build.
+
+    The models of `remove` leave the results first; a model this build asks again replaces its rows."""
+    asked = [s.name for s in specs if s.choice_items is not None]
+    with ResultsIndex(store_path) as index:
+        if remove:
+            index.remove_models(fingerprint, remove)
+        index.record_choice_rows(fingerprint, asked, this_build)
+        earlier = [r for r in index.choice_rows(fingerprint) if r["model_name"] not in set(asked)] if accumulate else []
+    if not earlier:
+        return this_build
+    return _frame([*this_build.to_dict("records"), *({**r, "this_build": False} for r in earlier)])
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=CHOICE_PREDICTION_COLUMNS)
     out["answered"] = out["answered"].astype(bool)
+    out["this_build"] = out["this_build"].astype(bool)
     for c in ("text_correct", "logprob_correct"):
         out[c] = out[c].astype("boolean")
     for c in ("p_a", "p_b", "p_right", "latency_s"):

@@ -8,7 +8,8 @@ import pandas as pd
 from generator_py.dbt_glue.vars import parse_config, seed_var
 
 from ..configuration.model_specs import parse_eval_models
-from ..choice.predictions import ITEM_CARRIED, choice_predictions
+from ..choice.predictions import ITEM_CARRIED, choice_predictions, with_earlier_builds
+from .evaluation_inputs import remove_var, scope_var
 from ..choice.requests import ITEM_COLUMNS, SELECTION_COLUMNS
 
 ITEM_INPUT_COLUMNS = tuple(dict.fromkeys([*ITEM_COLUMNS, *ITEM_CARRIED]))
@@ -22,8 +23,17 @@ def _columns(relation, columns) -> pd.DataFrame:
     return relation.project(", ".join(f'"{c}"' for c in columns)).df()
 
 
-def choice_predictions_from_relations(items, tables, eval_models_raw, seed_raw, store: Path) -> pd.DataFrame:
+def choice_predictions_from_relations(items, tables, eval_models_raw, seed_raw, store: Path, fingerprint: str,
+                                      scope_raw=None, remove_raw=None) -> pd.DataFrame:
+    """eval_choice_predictions: this build's answers and, in the accumulate scope (var eval_scope), the
+    rows of the models asked the items on this fingerprint by earlier builds."""
+    scope, remove = scope_var(scope_raw), remove_var(remove_raw)
     specs = parse_eval_models(parse_config(eval_models_raw))
+    this_build = _this_build(items, tables, specs, seed_raw, store)
+    return with_earlier_builds(this_build, specs, fingerprint, store, accumulate=scope == "accumulate", remove=remove)
+
+
+def _this_build(items, tables, specs, seed_raw, store: Path) -> pd.DataFrame:
     if not any(s.choice_items is not None for s in specs):  # nothing to ask: read no table
         return choice_predictions([], pd.DataFrame(columns=list(ITEM_INPUT_COLUMNS)), None, 0, store)
     if isinstance(items, pd.DataFrame):

@@ -8,6 +8,8 @@ Kept in the prediction store's file (the store is the source of truth), in table
 - `evaluated_requests`: per fingerprint x model, the eval_requests rows of its latest entry. A build
   evaluating a model with the same digest adds its rows (a row for the same question, format, mode
   and kind replaces the older one); with another digest it replaces all of that model's rows.
+- `evaluated_choice_rows`: per fingerprint x model, the eval_choice_predictions rows of the last build
+  that asked it the two-option items (a later build asking it again replaces them all).
 - `runs`, `run_models`: one row per run (start, end, fingerprint, entries, package versions, git
   commit) and per run x model (requests sent, taken from the store, failed).
 
@@ -45,6 +47,13 @@ CREATE TABLE IF NOT EXISTS evaluated_requests (
     cache_key TEXT NOT NULL,
     row_json TEXT NOT NULL,
     PRIMARY KEY (fingerprint, model_name, slot)
+);
+CREATE TABLE IF NOT EXISTS evaluated_choice_rows (
+    fingerprint TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    cache_key TEXT NOT NULL,
+    row_json TEXT NOT NULL,
+    PRIMARY KEY (fingerprint, model_name, cache_key)
 );
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
@@ -133,12 +142,40 @@ class ResultsIndex:
                                 (fingerprint, name)).rowcount
                 con.execute("DELETE FROM evaluated_entries WHERE fingerprint = ? AND model_name = ?",
                             (fingerprint, name))
+                n += con.execute("DELETE FROM evaluated_choice_rows WHERE fingerprint = ? AND model_name = ?",
+                                 (fingerprint, name)).rowcount
                 out[name] = n
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
         return out
+
+    # ------------------------------------------------------------------ two-option items
+    def record_choice_rows(self, fingerprint: str, model_names: Iterable[str], rows: pd.DataFrame) -> None:
+        """Make `rows` (eval_choice_predictions rows) the results of `model_names` on this fingerprint."""
+        names = list(dict.fromkeys(model_names))
+        plain = rows.astype(object).where(rows.notna(), None)
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            for name in names:
+                con.execute("DELETE FROM evaluated_choice_rows WHERE fingerprint = ? AND model_name = ?",
+                            (fingerprint, name))
+                mine = plain[plain["model_name"] == name]
+                con.executemany("INSERT OR REPLACE INTO evaluated_choice_rows VALUES (?, ?, ?, ?)",
+                                [(fingerprint, name, r["cache_key"], json.dumps(r, default=str))
+                                 for r in mine.to_dict("records")])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def choice_rows(self, fingerprint: str) -> list[dict]:
+        """Every recorded eval_choice_predictions row of this fingerprint, as recorded."""
+        rows = self._con.execute("SELECT row_json FROM evaluated_choice_rows WHERE fingerprint = ? ORDER BY "
+                                 "model_name, cache_key", (fingerprint,)).fetchall()
+        return [json.loads(r) for (r,) in rows]
 
     # ------------------------------------------------------------------ runs
     def start_run(self, run_id: str, fingerprint: str, entries_json: str, versions: dict,

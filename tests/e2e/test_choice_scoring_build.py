@@ -145,3 +145,11 @@ def test_a_model_under_test_through_the_marts_and_the_report(ci_build, tmp_path)
     (path,), = query(project, "select path from analysis_report where path like '%choice_probe_positions.png'")
     from evaluation_py.analysis.plots import png_size
     assert png_size(path)[0] > 400
+    # The next build asks only the oracle (its default entry): the replayed model's rows stay, marked as an
+    # earlier build's.
+    (oracle_rows,), = query(project, "select count(*) from eval_choice_predictions where model_name = 'oracle'")
+    run_dbt(project, "build", "--select", "eval_choice_predictions", "--exclude", "test_type:singular",
+            "--vars", CI_VARS)
+    assert query(project, """select model_name, bool_or(this_build), count(*) from eval_choice_predictions
+                             group by 1 order by 1""") == [("always_a", False, 2 * 30 * 9),
+                                                                 ("oracle", True, oracle_rows)]

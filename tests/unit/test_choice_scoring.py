@@ -13,7 +13,7 @@ import pytest
 from evaluation_py.choice import analysis
 from evaluation_py.choice.figures import choice_figures, choice_tables
 from evaluation_py.choice.letters import letter_from_text, letter_probs, token_letter
-from evaluation_py.choice.predictions import choice_predictions
+from evaluation_py.choice.predictions import choice_predictions, with_earlier_builds
 from evaluation_py.choice.prompt import CHOICE_PROMPT_VERSION, INSTRUCTIONS
 from evaluation_py.choice.requests import build_choice_requests, request_id
 from evaluation_py.choice.spec import SUBSETS, ChoiceSpec
@@ -198,6 +198,33 @@ def test_oracle_is_right_in_both_orders_and_header_match_abstains(tmp_path):
     # A rerun answers from the store: nothing is asked again and the rows are identical.
     again = choice_predictions(specs, ITEMS, TABLES, 5, tmp_path / "p.sqlite", progress=False)
     pd.testing.assert_frame_equal(out.drop(columns="latency_s"), again.drop(columns="latency_s"))
+
+
+def test_results_of_earlier_builds_stay_until_asked_again_or_removed(tmp_path):
+    store = tmp_path / "p.sqlite"
+    oracle = _specs({"name": "oracle", "backend": "oracle", "choice_items": True})
+    hm = _specs({"name": "hm", "backend": "header_match", "choice_items": {"subsets": ["b_tis"]}})
+
+    def build(specs, fingerprint="fp1", **kw):
+        return with_earlier_builds(choice_predictions(specs, ITEMS, TABLES, 5, store, progress=False), specs,
+                                   fingerprint, store, **kw)
+
+    first = build(oracle)
+    assert set(first["model_name"]) == {"oracle"} and first["this_build"].all()
+    # A later build asking another model keeps the oracle's rows, read back with the same values and types.
+    second = build(hm)
+    assert set(second["model_name"]) == {"oracle", "hm"} and second["cache_key"].is_unique
+    kept = second[~second["this_build"]].drop(columns=["this_build", "latency_s"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, first.drop(columns=["this_build", "latency_s"]))
+    assert set(second.loc[second["this_build"], "model_name"]) == {"hm"}
+    # Asked again with fewer subsets, the oracle's rows are replaced, not added to.
+    fewer = _specs({"name": "oracle", "backend": "oracle", "choice_items": {"subsets": ["b_tis"]}})
+    third = build(fewer)
+    assert len(third[third["model_name"] == "oracle"]) == 6 and set(third["model_name"]) == {"oracle", "hm"}
+    # Another benchmark sees none of it; this_build scope shows this build only; a removed model leaves.
+    assert set(build(hm, fingerprint="fp2")["model_name"]) == {"hm"}
+    assert set(build(hm, accumulate=False)["model_name"]) == {"hm"}
+    assert set(build([], remove=["hm"])["model_name"]) == {"oracle"}
 
 
 def test_logprobs_from_the_loopback_server_are_requested_stored_and_scored(tmp_path):
