@@ -6,5 +6,7 @@ from generator_py.dbt_glue.build_config import stamp
 def model(dbt, session):
     dbt.config(materialized="table")
     questions = dbt.ref("benchmark_questions").project("question_id, creation_type").df()
-    out = scores_by_creation_type(dbt.ref("eval_scores").df(), questions)
+    scores = dbt.ref("eval_scores").project(
+        "model_name, inference_mode, scoring_mode, table_format, question_id, metric, value, left_out").df()
+    out = scores_by_creation_type(scores, questions)
     return stamp(out, dbt.ref("stg_build_config"))
