@@ -95,11 +95,21 @@ def test_diversity_table_per_source_and_template():
     assert overall.syntactic_similarity == pytest.approx((t1 + 1 / 3) / 2)
     # the overall figure is the existing statistic over every question
     assert overall.syntactic_similarity == pytest.approx(question_diversity(questions))
-    assert rows[("template", "synthetic", 1)].syntactic_similarity == pytest.approx(3 / 4)
-    only_singles = rows[("template", "synthetic", 2)]  # one template-2 question on each table
-    assert (only_singles.n_tables, only_singles.n_tables_compared) == (2, 0)
-    assert math.isnan(only_singles.syntactic_similarity)
+    # a template's figure: per table, the mean over the pairs holding one of its questions
+    one = rows[("template", "synthetic", 1)]  # every pair of t1 holds a template-1 question
+    assert (one.n_tables, one.n_questions, one.n_tables_compared) == (1, 2, 1)
+    assert one.syntactic_similarity == pytest.approx(t1)
+    two = rows[("template", "synthetic", 2)]  # on t1 the pairs of "total of cars"; t2 has no pair
+    assert (two.n_tables, two.n_questions, two.n_tables_compared) == (2, 2, 1)
+    assert two.questions_per_table == 1.0 and two.syntactic_similarity == pytest.approx((1 / 5 + 1 / 6) / 2)
     assert rows[("source", "real", None)].syntactic_similarity == pytest.approx(1 / 3)
+
+
+def test_diversity_table_without_pairs_has_no_similarity():
+    questions = pd.DataFrame([("t1", "synthetic", 1, "how many cars"), ("t2", "synthetic", 1, "how many trucks")],
+                             columns=["table_id", "source", "template_id", "question"])
+    for r in diversity_table(questions).itertuples():
+        assert (r.n_tables, r.n_questions, r.n_tables_compared) == (2, 2, 0) and math.isnan(r.syntactic_similarity)
 
 
 def test_diversity_table_of_no_questions_is_empty():
