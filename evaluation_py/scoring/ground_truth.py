@@ -24,7 +24,7 @@ def ground_truth_from_benchmark(path: Union[str, Path]) -> dict[str, str]:
     try:
         con = duckdb.connect(str(p), read_only=True)
     except duckdb.Error as exc:
-        raise GroundTruthError(f"{p}: not a DuckDB database ({exc})") from None
+        raise GroundTruthError(f"{p}: cannot open as a DuckDB database ({exc})") from None
     try:
         rows = con.execute("select question_id, answer_gt from main.benchmark_questions").fetchall()
     except duckdb.Error as exc:
