@@ -205,3 +205,17 @@ def verbosity_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
 def scores_by_source_dataset(scores: pd.DataFrame, scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Table IV layout: per model x source x dataset."""
     return mean_scores(_select(scores, scoring_mode, table_format), [*BASE_KEYS, "source", "dataset"])
+
+
+CREATION_TYPES = ("manual", "model_generated", "synthetic")  # benchmark_questions.creation_type
+
+
+def scores_by_creation_type(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
+                            scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Figure 8: per model x how the question was made (``creation_type``: manual, model_generated,
+    synthetic; null for a real question the release marks neither, kept as its own group)."""
+    df = _select(scores, scoring_mode, table_format)
+    kind = _question_values(df, questions, "creation_type")
+    if kind is None:
+        return pd.DataFrame(columns=[*BASE_KEYS, "creation_type", *MEAN])
+    return mean_scores(df.assign(creation_type=kind.to_numpy()), [*BASE_KEYS, "creation_type"])

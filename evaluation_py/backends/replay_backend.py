@@ -1,7 +1,8 @@
-"""Answers from a responses file of the HCT-QA release (JSONL, optionally gzipped).
+"""Answers from a responses file of the HCT-QA release (JSONL or one JSON list, optionally gzipped).
 
-Config: `path` (required). Each non-blank line is a JSON object with the question id in `qap_id` (or
-`id`) and the model's text in `response`; optional `gt` and `question` tie the line to the benchmark
+Config: `path` (required). The file is read by `evaluation_py.scoring.response_file` (the scoring CLI's
+reader too): each record has the question id in `qap_id` (or `id`) and the model's text in `response` (or
+`output`); an optional ground truth (`gt` or `ground_truth`) and `question` tie the line to the benchmark
 (`check_against_benchmark`), other fields are ignored. A request whose `question_id` the file lacks
 gets a Prediction with `response=None`, `error_kind="missing"`; a line whose `response` is null gives
 `error_kind="null_response"`. A missing file, a line that is not a JSON object, a line without an id
@@ -28,7 +29,7 @@ from typing import Any, Callable, Optional
 
 from generator_py.dbt_glue.build_config import file_digest
 
-from ..scoring.jsonl import JsonlError, read_jsonl
+from ..scoring.response_file import ResponseFileError, ResponseRecord, read_response_records
 from .base import Backend, Prediction, PredictionRequest, register
 
 _UNSET = object()
@@ -68,18 +69,17 @@ def read_responses(path: str | Path) -> ResponsesFile:
 def _read_responses(p: Path) -> ResponsesFile:
     out = ResponsesFile(p)
     try:
-        for lineno, obj in read_jsonl(p):  # blank lines, BOM, gzip, bad JSON: evaluation_py.scoring.jsonl
-            where = f"{p}:{lineno}"
-            qid = obj.get("qap_id", obj.get("id"))
-            if qid is None or str(qid) == "":
+        for rec in read_response_records(p):  # shapes and keys: evaluation_py.scoring.response_file
+            where, obj = rec.where, rec.fields
+            if rec.id is None:
                 raise ValueError(f"replay backend: {where}: no 'qap_id' or 'id'")
+            qid = rec.id
             if obj.get("inference_mode") is not None:
-                _read_mode_line(out, obj, str(qid), lineno, where)
+                _read_mode_line(out, rec)
                 continue
-            if "response" not in obj:
-                raise ValueError(f"replay backend: {where}: no 'response'")
-            resp = _text(obj["response"])
-            qid = str(qid)
+            if not rec.has_response:
+                raise ValueError(f"replay backend: {where}: no 'response' (or 'output')")
+            resp = rec.response
             if qid in out.responses:
                 if out.responses[qid] != resp:
                     raise ValueError(
@@ -87,19 +87,28 @@ def _read_responses(p: Path) -> ResponsesFile:
                 out.repeated_lines += 1
                 continue
             out.responses[qid] = resp
-            out.line_of[qid] = lineno
-            for key, into in (("gt", out.gt), ("question", out.question)):
-                if obj.get(key) is not None:
-                    into[qid] = _text(obj[key])
-    except JsonlError as e:
+            out.line_of[qid] = rec.line
+            _keep_checks(out, rec, first=True)
+    except ResponseFileError as e:
         raise ValueError(f"replay backend: {e}") from None
     return out
 
 
-def _read_mode_line(out: ResponsesFile, obj: dict, qid: str, lineno: int, where: str) -> None:
+def _keep_checks(out: ResponsesFile, rec: ResponseRecord, first: bool) -> None:
+    """The line's ground truth and question, which tie the file to the benchmark (check_against_benchmark)."""
+    for value, into in ((rec.gt, out.gt), (rec.question, out.question)):
+        if value is not None:
+            if first:
+                into[rec.id] = value
+            else:
+                into.setdefault(rec.id, value)
+
+
+def _read_mode_line(out: ResponsesFile, rec: ResponseRecord) -> None:
     """A line of one inference mode: its replies, turn by turn (see the module docstring)."""
     from ..modes.inference_mode import get_mode, mode_names
 
+    obj, qid, where = rec.fields, rec.id, rec.where
     mode = str(obj["inference_mode"])
     if mode not in mode_names():
         raise ValueError(f"replay backend: {where}: unknown inference_mode {mode!r}; known: {', '.join(mode_names())}")
@@ -118,18 +127,16 @@ def _read_mode_line(out: ResponsesFile, obj: dict, qid: str, lineno: int, where:
         if not get_mode(mode).runs_code:
             raise ValueError(f"replay backend: {where}: 'program' is for modes that run code, not {mode!r}")
         replies = ["```python\n" + str(obj["program"]).strip("\n") + "\n```"]
-    elif "response" in obj:
-        replies = [_text(obj["response"]) or ""]
+    elif rec.has_response:
+        replies = [rec.response or ""]
     else:
         raise ValueError(f"replay backend: {where}: a line of inference_mode {mode!r} needs 'turns', "
-                         "'transcript', 'program' or 'response'")
+                         "'transcript', 'program' or 'response' (or 'output')")
     if (qid, mode) in out.turns and out.turns[(qid, mode)] != replies:
         raise ValueError(f"replay backend: {where}: id {qid!r} mode {mode!r} has other replies on an earlier line")
     out.turns[(qid, mode)] = replies
-    out.line_of.setdefault(qid, lineno)
-    for key, into in (("gt", out.gt), ("question", out.question)):
-        if obj.get(key) is not None:
-            into.setdefault(qid, _text(obj[key]))
+    out.line_of.setdefault(qid, rec.line)
+    _keep_checks(out, rec, first=False)
 
 
 def _text(value: Any) -> Optional[str]:

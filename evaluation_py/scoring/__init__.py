@@ -1,7 +1,9 @@
 """Reading and scoring answers: extraction filters (`extraction`, the final-answer marker in
-`final_answer`), the two readings (`strict_reading`; `paper_reading`, the HCT-QA release's rules),
-the metrics (`metrics`, `text_metrics`), the LLM judge (`judge`), the JSONL reader (`jsonl`), the
-scores and their means (`scores`) and the command line (`cli`: `python -m evaluation_py.scoring`).
+`final_answer`), the two readings (`strict_reading`; `paper_reading`, the HCT-QA release's rules and its
+variants), the scoring modes (`scoring_modes`), the metrics (`metrics`, `text_metrics`), the LLM judge
+(`judge`), the JSONL reader (`jsonl`), the responses-file reader (`response_file`) and the ground truth by
+id (`ground_truth`), the scores and their means (`scores`) and the command line (`cli`:
+`python -m evaluation_py.scoring`).
 
 The names below are a lazy front: each is imported from its module on first use."""
 from generator_py.core.lazy_front import lazy_front

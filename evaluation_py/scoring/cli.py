@@ -1,18 +1,22 @@
-"""Score a JSONL file of responses.
+"""Score a responses file.
 
-``python -m evaluation_py.scoring RESPONSES.jsonl [--scoring-mode strict|paper] [--metrics f1,cc,...] [--inference-mode MODE] [--by KEY]``
+``python -m evaluation_py.scoring RESPONSES [--scoring-mode MODE] [--metrics f1,cc,...] [--inference-mode MODE]
+[--by KEY] [--benchmark DB | --release FILE]``
 
-Each non-blank line is a JSON object with an id (``qap_id`` or ``id``), a
-``response`` (a string, or null for a missing response) and a ``gt`` string.
-The file is read by the rules of :mod:`evaluation_py.scoring.jsonl` (UTF-8, a
-byte-order mark accepted, gzip when named ``*.gz``, blank lines skipped). ``--scoring-mode`` is
-``strict`` (the default: :mod:`evaluation_py.scoring.strict_reading`) or ``paper`` (the
-release's own procedure: :mod:`evaluation_py.scoring.paper_reading`). ``--inference-mode``
+The file is JSONL or one JSON list, in any of the release's shapes, read by
+:mod:`evaluation_py.scoring.response_file` (the replay backend's reader too): an id (``qap_id`` or ``id``), the
+answer (``response`` or ``output``: text, a number, or null for a missing response) and the ground truth
+(``gt`` or ``ground_truth``). A line without a ground truth takes it by id from ``--benchmark DB`` (a built
+database's ``benchmark_questions``) or ``--release FILE`` (a release qaps JSON); an id that neither the line
+nor that source knows is an error naming the id and the line. ``--scoring-mode`` is ``strict`` (the default:
+:mod:`evaluation_py.scoring.strict_reading`), ``paper`` (the release's own procedure:
+:mod:`evaluation_py.scoring.paper_reading`) or one of the release's variants of it, ``paper-hitab`` and
+``paper-gpt`` (:mod:`evaluation_py.scoring.scoring_modes`). ``--inference-mode``
 (default ``direct``) picks the extraction filter that takes the answer out of
 each response (:mod:`evaluation_py.scoring.extraction`).
 
 ``--metrics`` names the metrics computed (:mod:`evaluation_py.scoring.metrics`: ``precision``, ``recall``,
-``f1``, ``cc``, ``exact_match``, ``rouge_l``, ``bleu``); by default paper mode computes the release's
+``f1``, ``cc``, ``exact_match``, ``rouge_l``, ``bleu``); by default the paper modes compute the release's
 four (precision, recall, f1, cc) and strict mode every metric of a value match (the four and
 ``exact_match``). The text metrics' libraries are imported only when one is asked for.
 
@@ -25,7 +29,7 @@ every line. Numbers are rounded to 4 decimals.
 
 Bad input exits with status 2 and a message naming the file and, where it
 applies, the line: a missing or unreadable file, a file with no responses, a
-malformed line, a missing field, an id given on more than one line.
+malformed line, a missing field, an id without a ground truth, an id given on more than one line.
 """
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .jsonl import JsonlError, read_jsonl
+from .response_file import ID_KEYS, ResponseFileError, read_response_records
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,15 +49,16 @@ from .scoring_modes import DEFAULT_SCORING_MODE, SCORING_MODES
 # pandas and the scoring rules are imported when a file is scored: --help and a bad argument answer at once
 DEFAULT_INFERENCE_MODE = "direct"  # extraction.DEFAULT_INFERENCE_MODE (a unit test keeps them equal)
 
-ID_KEYS = ("qap_id", "id")
-
-
 class InputError(Exception):
     """Bad input file; the message names the file and, where it applies, the line."""
 
 
-def read_responses(path: str, by: str | None = None) -> "pd.DataFrame":
-    """Read a responses JSONL into a frame with ``id``, ``response``, ``gt`` (and ``group`` when ``by`` is given)."""
+def read_responses(path: str, by: str | None = None, ground_truth: dict[str, str] | None = None,
+                   ground_truth_source: str = "") -> "pd.DataFrame":
+    """Read a responses file into a frame with ``id``, ``response``, ``gt`` (and ``group`` when ``by`` is given).
+
+    A line without a ground truth takes it from ``ground_truth`` (by id; ``ground_truth_source`` names where
+    it came from in the error for an id it lacks)."""
     import pandas as pd
 
     from .scores import dataset_of
@@ -64,37 +69,37 @@ def read_responses(path: str, by: str | None = None) -> "pd.DataFrame":
     first_line: dict[str, int] = {}
     duplicates: dict[str, list[int]] = {}
     try:
-        for lineno, obj in read_jsonl(path):  # blank lines, BOM, gzip, bad JSON: evaluation_py.scoring.jsonl
-            where = f"{path}:{lineno}"
-            id_key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
-            if id_key is None:
+        for rec in read_response_records(path):  # shapes and keys: evaluation_py.scoring.response_file
+            where = rec.where
+            if rec.id is None:
                 raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
-            if "response" not in obj:
-                raise InputError(f"{where}: missing 'response'")
-            resp = obj["response"]
-            if resp is not None and not isinstance(resp, str):
-                raise InputError(f"{where}: 'response' must be a string or null, got {type(resp).__name__}")
-            gt = obj.get("gt")
-            if "gt" not in obj or gt is None:
-                raise InputError(f"{where}: missing 'gt'")
-            if not isinstance(gt, str):
-                raise InputError(f"{where}: 'gt' must be a string, got {type(gt).__name__}")
-            qid = str(obj[id_key])
+            if not rec.has_response:
+                raise InputError(f"{where}: missing 'response' (or 'output')")
+            gt = rec.gt
+            if gt is None:
+                if ground_truth is None:
+                    raise InputError(f"{where}: missing 'gt' (or 'ground_truth'); --benchmark DB or --release "
+                                     "FILE supplies it by id")
+                gt = ground_truth.get(rec.id)
+                if gt is None:
+                    raise InputError(f"{where}: id {rec.id!r} has no 'gt' and {ground_truth_source or 'the ground truth given'} "
+                                     "does not know it")
+            qid = rec.id
             if qid in first_line:
-                duplicates.setdefault(qid, [first_line[qid]]).append(lineno)
+                duplicates.setdefault(qid, [first_line[qid]]).append(rec.line)
             else:
-                first_line[qid] = lineno
+                first_line[qid] = rec.line
             ids.append(qid)
-            responses.append(resp)
+            responses.append(rec.response)
             gts.append(gt)
             if by is not None:
-                if by in obj:
-                    groups.append(_group_name(obj[by]))
+                if by in rec.fields:
+                    groups.append(_group_name(rec.fields[by]))
                 elif by == "dataset":
-                    groups.append(dataset_of(obj[id_key]))
+                    groups.append(dataset_of(qid))
                 else:
                     raise InputError(f"{where}: missing key {by!r} named by --by")
-    except JsonlError as exc:
+    except ResponseFileError as exc:
         raise InputError(str(exc)) from None
     if not ids:
         raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
@@ -129,13 +134,27 @@ def _row_dict(row: "pd.Series", names) -> dict:
 
 
 def score_file(path: str, scoring_mode: str = DEFAULT_SCORING_MODE, by: str | None = None,
-               inference_mode: str = DEFAULT_INFERENCE_MODE, metric_names=None) -> dict:
+               inference_mode: str = DEFAULT_INFERENCE_MODE, metric_names=None, benchmark: str | None = None,
+               release: str | None = None) -> dict:
     """Score one responses file; returns the JSON-ready summary the CLI prints (``metric_names``: the
-    metrics computed, default :func:`evaluation_py.scoring.scores.default_metrics` of the scoring mode)."""
+    metrics computed, default :func:`evaluation_py.scoring.scores.default_metrics` of the scoring mode;
+    ``benchmark`` / ``release``: a built database / a release qaps file giving the ground truth by id to
+    the lines that carry none)."""
+    from .ground_truth import GroundTruthError, ground_truth_from_benchmark, ground_truth_from_release
     from .scores import checked_metric_names, default_metrics, score_frame, summarize
 
     names = checked_metric_names(metric_names) if metric_names is not None else default_metrics(scoring_mode)
-    df = read_responses(path, by)
+    if benchmark is not None and release is not None:
+        raise InputError("give --benchmark or --release, not both")
+    truth, source = None, ""
+    try:
+        if benchmark is not None:
+            truth, source = ground_truth_from_benchmark(benchmark), f"the benchmark {benchmark}"
+        elif release is not None:
+            truth, source = ground_truth_from_release(release), f"the release file {release}"
+    except GroundTruthError as exc:
+        raise InputError(str(exc)) from None
+    df = read_responses(path, by, truth, source)
     scored = score_frame(df, scoring_mode=scoring_mode, inference_mode=inference_mode, metric_names=names)
     result = {"scoring_mode": scoring_mode, "inference_mode": inference_mode,
               **_row_dict(summarize(scored).iloc[0], names)}
@@ -150,18 +169,25 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m evaluation_py.scoring",
         description="Score HCT-QA responses (precision, recall, F1, complete containment, ...).",
     )
-    parser.add_argument("responses", help="JSONL file: one object a line with qap_id or id, response, gt")
+    parser.add_argument("responses", help="responses file, JSONL or one JSON list: objects with qap_id or id, "
+                                          "response or output, and gt or ground_truth (or neither: see --benchmark)")
     parser.add_argument("--scoring-mode", choices=SCORING_MODES, default=DEFAULT_SCORING_MODE,
                         help="strict (the default): read answers as a fair reader would (final-answer markers, the "
                              "gt format, lists, numbers within half a unit of the gt's last decimal) and score "
                              "unanswered responses 0; paper: the HCT-QA release's own procedure, exact text "
-                             "matching, missing/no-answer/error responses left out of the averages")
+                             "matching, missing/no-answer/error responses left out of the averages; paper-hitab, "
+                             "paper-gpt: the release's variants of paper for HiTab and for GPT answers")
     parser.add_argument("--inference-mode", default=DEFAULT_INFERENCE_MODE, metavar="MODE",
                         help="the inference mode the responses were made in; its extraction filter takes the "
                              "answer out of each response (default: direct, the response as it is)")
     parser.add_argument("--metrics", default=None, metavar="M1,M2",
                         help="the metrics to compute, comma-separated (default: paper mode precision, recall, f1, "
                              "cc; strict mode those and exact_match; rouge_l and bleu on request)")
+    truth = parser.add_mutually_exclusive_group()
+    truth.add_argument("--benchmark", default=None, metavar="DB",
+                       help="a built database (benchmark_questions): the ground truth, by id, of lines without one")
+    truth.add_argument("--release", default=None, metavar="FILE",
+                       help="a release qaps JSON (or its folder): the ground truth, by id, of lines without one")
     parser.add_argument("--by", default=None, metavar="KEY",
                         help="also report per group: 'dataset' (the release's id prefix, or a synthetic id's "
                              "domain) or any key of the lines")
@@ -182,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --metrics: {exc}", file=sys.stderr)
             return 2
     try:
-        result = score_file(args.responses, args.scoring_mode, args.by, args.inference_mode, names)
+        result = score_file(args.responses, args.scoring_mode, args.by, args.inference_mode, names,
+                            args.benchmark, args.release)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -32,6 +32,9 @@ remove digit commas and trailing zeros (as in step 9) per value. Empty values ar
 nothing else splits: ``{30.41 | 32.22} {69.59 | 67.78}`` gives ``30.41``, ``32.22 69.59``
 and ``67.78``.
 
+The release's variants of this reading (scoring modes ``paper-hitab`` and ``paper-gpt``) change the value
+lists after step 10: :func:`hitab_values` and :func:`gpt_values`.
+
 No dbt imports here.
 """
 from __future__ import annotations
@@ -98,4 +101,58 @@ def clean_response(response: str) -> str:
 
 def response_values(cleaned: str) -> frozenset[str]:
     """Step 10: the set of values of a cleaned response (split on ``||``, empty values kept)."""
-    return frozenset(v.strip() for v in cleaned.split("||"))
+    return frozenset(response_value_list(cleaned))
+
+
+def response_value_list(cleaned: str) -> list[str]:
+    """Step 10 as a list: the values of a cleaned response in their order (split on ``||``, stripped)."""
+    return [v.strip() for v in cleaned.split("||")]
+
+
+# a plain number: an optional minus, digits, optional decimals
+_PLAIN_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+# label: number -- the label ASCII letters and spaces (the text is lower-cased), beginning and ending with a letter
+_LABEL_NUMBER = re.compile(r"([a-z](?:[a-z ]*[a-z])?): +(-?\d+(?:\.\d+)?)")
+
+
+def percent_free(values: list[str]) -> list[str]:
+    """``paper-hitab``, first rule: every ``%`` removed from each response value."""
+    return [v.replace("%", "") for v in values]
+
+
+def hitab_values(response: frozenset[str], gt: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """``paper-hitab``, the number rule on the response's values (``%`` already removed) and the gt's.
+
+    When both hold one value and both are plain numbers: if exactly one is negative, its minus is
+    dropped; then if one lies strictly between 0 and 1 and the other is 1 or more, the one between 0
+    and 1 is multiplied by 100, rounded to 6 decimals and written without trailing zeros or point.
+    Anything else comes back unchanged."""
+    if len(response) != 1 or len(gt) != 1:
+        return response, gt
+    (r,), (g,) = response, gt
+    if not (_PLAIN_NUMBER.fullmatch(r) and _PLAIN_NUMBER.fullmatch(g)):
+        return response, gt
+    if r.startswith("-") != g.startswith("-"):
+        r, g = r.removeprefix("-"), g.removeprefix("-")
+    rv, gv = float(r), float(g)
+    if 0 < rv < 1 and gv >= 1:
+        r = _times_100(rv)
+    elif 0 < gv < 1 and rv >= 1:
+        g = _times_100(gv)
+    return frozenset((r,)), frozenset((g,))
+
+
+def _times_100(x: float) -> str:
+    return f"{round(x * 100, 6):.6f}".rstrip("0").rstrip(".")
+
+
+def gpt_values(values: list[str]) -> list[str]:
+    """``paper-gpt``: a response value ``label: number`` becomes two values, the label and the number."""
+    out: list[str] = []
+    for v in values:
+        m = _LABEL_NUMBER.fullmatch(v)
+        if m:
+            out.extend(m.groups())
+        else:
+            out.append(v)
+    return out

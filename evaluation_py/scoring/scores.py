@@ -9,7 +9,7 @@ A response is scored in three steps:
 3. every registered metric (:mod:`evaluation_py.scoring.metrics`: ``precision``, ``recall``, ``f1``,
    ``cc`` and any other registered one) is a function of the match.
 
-Two scoring modes, which differ in how a response is read and in what enters the means:
+The scoring modes differ in how a response is read and in what enters the means:
 
 * ``strict`` (the default everywhere): the response is read as a fair reader would
   (:mod:`evaluation_py.scoring.strict_reading`: final-answer markers, the ground truth's own format,
@@ -20,7 +20,14 @@ Two scoring modes, which differ in how a response is read and in what enters the
   exact text matching after its cleaning, and missing / ``no answer`` / ``error`` responses
   left out of the means (counted in ``left_out``). This reproduces the release's numbers.
 
-Both modes compare *sets* of values. ``unanswered`` is one flag per prediction whatever the
+* ``paper-hitab`` and ``paper-gpt``: the release's variants of ``paper`` for some of its datasets
+  (:mod:`evaluation_py.scoring.scoring_modes`): the paper reading, then ``paper-hitab`` removes every ``%``
+  from the response's values and applies its number rule to a one-value response and gt
+  (:func:`~evaluation_py.scoring.paper_reading.hitab_values`), ``paper-gpt`` splits a ``label: number``
+  value in two (:func:`~evaluation_py.scoring.paper_reading.gpt_values`). Files are scored with them on
+  request; a build scores ``strict`` and ``paper`` (``BUILD_SCORING_MODES``).
+
+Every mode compares *sets* of values. ``unanswered`` is one flag per prediction whatever the
 mode (strict's reading), so that both modes report the same count; in ``paper`` mode the
 left-out predictions are among them.
 
@@ -41,8 +48,13 @@ from generator_py.release.gt import gt_value_list, gt_values
 from . import extraction, metrics, strict_reading as strict_rules
 from .metrics import Match
 from ..modes.outcomes import answers_for_scoring
-from .paper_reading import clean_response, is_left_out, is_missing, response_values
-from .scoring_modes import DEFAULT_SCORING_MODE, SCORING_MODES  # re-exported: the names callers import
+from .paper_reading import (clean_response, gpt_values, hitab_values, is_left_out, is_missing, percent_free,
+                            response_value_list, response_values)
+from .scoring_modes import (BUILD_SCORING_MODES, DEFAULT_SCORING_MODE, SCORING_MODE_READINGS,  # re-exported
+                            SCORING_MODES)
+
+# the paper reading's variants: what each does to the response's values before they are compared
+_VALUE_RULES = {"paper": None, "paper-hitab": percent_free, "paper-gpt": gpt_values}
 
 FLAG_COLUMNS = ("left_out", "unanswered")
 
@@ -66,7 +78,7 @@ def default_metrics(scoring_mode: str) -> tuple[str, ...]:
     """The metrics computed when none are asked for: paper mode the release's four, strict mode every
     registered metric of a value match (the text metrics, ROUGE-L and BLEU, are asked for by name)."""
     _check_scoring_mode(scoring_mode)
-    if scoring_mode == "paper":
+    if SCORING_MODE_READINGS[scoring_mode] == "paper":
         return PAPER_METRICS
     return tuple(n for n in metrics.scored_names() if metrics.get(n).reads == "match")
 
@@ -114,7 +126,9 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     paper_text_cache: dict = {}
     read, read_gt = strict_rules.read_response, strict_rules.read_gt
     strict = scoring_mode == "strict"
+    value_rule, hitab = _VALUE_RULES.get(scoring_mode), scoring_mode == "paper-hitab"
     for resp, gt in zip(responses, gts):
+        gt_override = None
         gt = "" if is_missing(gt) else str(gt)
         key = None if is_missing(resp) else str(resp)
         reading = strict_cache.get(key)
@@ -131,14 +145,21 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
         elif key is None or is_left_out(key):
             match, left_out = Match(0, 0, len(g), 0), True
         else:
-            rset = paper_cache.get(key)
-            if rset is None:
-                rset = paper_cache[key] = response_values(clean_response(key))
-            match, left_out = paper_match(rset, g), False
+            rlist = paper_cache.get(key)
+            if rlist is None:
+                rlist = response_value_list(clean_response(key))
+                rlist = paper_cache[key] = value_rule(rlist) if value_rule else rlist
+            rset, gset = frozenset(rlist), g
+            if hitab:
+                rset, gset = hitab_values(rset, g)
+            match, left_out = paper_match(rset, gset), False
             if by_text:
-                answer_text = paper_text_cache.get(key)
-                if answer_text is None:
-                    answer_text = paper_text_cache[key] = _joined(clean_response(key).split("||"))
+                if gset is not g:  # the number rule read both values anew: the texts are those values
+                    (answer_text,), (gt_override,) = rset, gset
+                else:
+                    answer_text = paper_text_cache.get(key)
+                    if answer_text is None:
+                        answer_text = paper_text_cache[key] = _joined(rlist)
         values = values_of.get(match)
         if values is None:
             values = values_of[match] = tuple(m.score(match) for m in by_match)
@@ -149,7 +170,7 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
             if gt_text is None:
                 gt_text = gt_text_cache[gt] = (" ".join(t for t, _, _ in g.values) if strict
                                                else _joined(gt_value_list(gt)))
-            pair = (answer_text, gt_text)
+            pair = (answer_text, gt_text if gt_override is None else gt_override)
             text_values = text_values_of.get(pair)
             if text_values is None:
                 text_values = text_values_of[pair] = tuple(m.score(*pair) for m in by_text)
@@ -311,7 +332,7 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     given = _checked_verdicts(verdicts)
     out = []
     readings: dict = {}  # each answer is read the strict way once, for both modes
-    for mode in SCORING_MODES:
+    for mode in BUILD_SCORING_MODES:
         # the answers are extracted already: the direct filter passes them on as they are
         part = score_frame(merged, response_col="answer", gt_col="answer_gt", scoring_mode=mode, readings=readings)
         part["scoring_mode"] = mode

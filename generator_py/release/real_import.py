@@ -33,12 +33,23 @@ TABLE_COLUMNS: tuple[str, ...] = (
 
 QUESTION_COLUMNS: tuple[str, ...] = (
     "question_id", "table_id", "source", "dataset", "template_id", "phrasing", "question", "sql", "answer_gt",
-    "answer_rows", "answer_n_rows", "answer_n_values",
+    "answer_rows", "answer_n_rows", "answer_n_values", "creation_type",
 ) + QUESTION_PROPERTY_COLUMNS
+
+# how the release made a question: the first letter of its id's last segment (psa--1--102--A0)
+_CREATION_MARKS = {"M": "manual", "A": "model_generated"}
 
 
 def _dataset(table_id: str) -> str:
     return table_id.split("--", 1)[0]
+
+
+def creation_type(question_id: str) -> str | None:
+    """`manual` (written by a person) or `model_generated` (made by a model, checked by a person): the
+    release marks them with `M` and `A` at the start of the id's last segment; None for an id marked neither."""
+    if "--" not in question_id:
+        return None
+    return _CREATION_MARKS.get(question_id.rsplit("--", 1)[1][:1])
 
 
 # Releases read in this process, by (file, size, modification time, renderings): the build checks the
@@ -108,6 +119,7 @@ def read_release(path: Union[str, Path], renderings: bool = True) -> tuple[pd.Da
                 "answer_rows": json.dumps(answer_rows, ensure_ascii=False),
                 "answer_n_rows": len(answer_rows),
                 "answer_n_values": sum(len(r) for r in answer_rows),
+                "creation_type": creation_type(q.question_id),
             }
             qrow.update(q.properties)
             question_rows.append(qrow)

@@ -39,7 +39,8 @@ answer_text as (
 
 synthetic as (
     select
-        i.question_id, i.variant, i.original_question_id, i.table_id, t.source, t.dataset, i.template_id, i.family, i.family_variant, i.phrasing,
+        i.question_id, i.variant, i.original_question_id, i.table_id, t.source, t.dataset,
+        'synthetic' as creation_type, i.template_id, i.family, i.family_variant, i.phrasing,
         i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
         i.* exclude (question_id, variant, original_question_id, table_id, template_id, family, family_variant, phrasing,

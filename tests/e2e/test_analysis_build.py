@@ -57,6 +57,19 @@ def test_breakdowns_are_long_with_every_metric_and_agree_with_eval_summary(relea
         assert ours == pytest.approx(theirs, abs=1e-12) and n == n_summary, key
 
 
+def test_creation_type_breakdown_splits_gemmas_real_questions_by_the_release_mark(release_build):
+    kinds = dict(_rows(release_build, "select creation_type, count(*) from benchmark_questions where source = 'real' "
+                                      "group by all"))
+    marks = dict(_rows(release_build, """select case left(split_part(question_id, '--', -1), 1) when 'M' then 'manual'
+        when 'A' then 'model_generated' end, count(*) from benchmark_questions where source = 'real' group by all"""))
+    assert kinds == marks and set(kinds) == {"manual", "model_generated"} and sum(kinds.values()) == 194
+    # the breakdown's groups add up to gemma's predictions (left-out ones beside them), kind by kind
+    rows = _rows(release_build, """select scoring_mode, creation_type, n + n_left_out from analysis_scores_by_creation_type
+                                   where model_name = 'gemma' and metric = 'f1'""")
+    assert {(mode, kind): n for mode, kind, n in rows} == {
+        (mode, kind): n for mode in ("strict", "paper") for kind, n in kinds.items()}
+
+
 class _Refs(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

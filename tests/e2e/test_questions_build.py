@@ -73,3 +73,21 @@ def test_answer_rows_match_gt(ci_db):
     for rows_json, gt in ci_db.execute("select answer_rows, answer_gt from benchmark_questions using sample 100 rows (reservoir, 3)").fetchall():
         rows = json.loads(rows_json)
         assert gt == " || ".join("{" + " | ".join(v for v in r if v is not None) + "}" for r in rows)
+
+
+def test_creation_type_and_the_question_origin_marts(ci_db):
+    kinds = ci_db.execute("select source, creation_type, count(*) from benchmark_questions group by all").fetchall()
+    assert kinds and {(s, k) for s, k, _ in kinds} == {("synthetic", "synthetic")}
+    # Table I per source and template, computed by the build: the same statistic as over the questions here
+    rows = ci_db.execute("select level, source, template_id, n_questions, syntactic_similarity "
+                         "from analysis_question_diversity").fetchall()
+    questions = ci_db.execute("select table_id, question from benchmark_questions where suite = 'hctqa' "
+                              "and variant = 'original'").df()
+    source_row = [r for r in rows if r[0] == "source" and r[1] == "synthetic"]
+    assert len(source_row) == 1 and source_row[0][3] == len(questions)
+    assert abs(source_row[0][4] - question_diversity(questions)) < 1e-12
+    assert {r[2] for r in rows if r[0] == "template"} == set(range(1, 16))
+    # Figure 8's breakdown: every scored model, its synthetic questions
+    by_kind = ci_db.execute("select distinct model_name, creation_type from analysis_scores_by_creation_type").fetchall()
+    models = {r[0] for r in ci_db.execute("select distinct model_name from eval_scores").fetchall()}
+    assert models and {m for m, _ in by_kind} == models and {k for _, k in by_kind} == {"synthetic"}

@@ -432,10 +432,11 @@ def test_cli_duplicate_ids_are_an_error_naming_them(capsys, tmp_path):
     ('{"id": "x--1", "response": "a", "gt": "{a}"', "malformed JSON"),
     ('["not", "an", "object"]', "JSON object"),
     ('{"response": "a", "gt": "{a}"}', "missing id"),
-    ('{"id": "x--1", "gt": "{a}"}', "missing 'response'"),
+    ('{"id": "x--1", "gt": "{a}"}', "missing 'response' (or 'output')"),
     ('{"id": "x--1", "response": "a"}', "missing 'gt'"),
     ('{"id": "x--1", "response": "a", "gt": null}', "missing 'gt'"),
-    ('{"id": "x--1", "response": 3, "gt": "{a}"}', "'response' must be"),
+    ('{"id": "x--1", "response": [3], "gt": "{a}"}', "'response' must be"),
+    ('{"id": "x--1", "response": "a", "output": "b", "gt": "{a}"}', "both 'response' and 'output'"),
 ])
 def test_cli_bad_lines(capsys, tmp_path, bad_line, needle):
     good = json.dumps({"qap_id": "psa--1", "response": "a", "gt": "{a}"})

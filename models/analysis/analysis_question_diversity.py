@@ -1,0 +1,11 @@
+"""The paper's Table I statistics of this build's HCT-QA questions: see generator_py.questions.diversity."""
+from generator_py.dbt_glue.build_config import stamp
+from generator_py.questions.diversity import diversity_table
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    # the HCT-QA questions as generated or imported (the obfuscated twins and the treb suite aside)
+    questions = dbt.ref("benchmark_questions").filter("suite = 'hctqa' and variant = 'original'").project(
+        "table_id, source, template_id, question").df()
+    return stamp(diversity_table(questions), dbt.ref("stg_build_config"))
