@@ -63,7 +63,6 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     if reads and benchmark is None:
         benchmark = BenchmarkLookup(questions, tables)
     # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
-    table_ids = tables["table_id"].tolist()
     rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist()))
     read_of = {(q, t): benchmark.fields(q, t, reads) for q, t, _ in rows} if reads else {}
     # A question that hides part of its table (a naming family) is asked only where the hidden view is what
@@ -77,22 +76,16 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
             if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.prompting.image_prompts)
                 image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
                 prompt_version = IMAGE_PROMPT_VERSION
-                own = {}
             else:
-                text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+                text_of = dict(zip(chosen["question_id"].tolist(), question_table_texts(chosen, tables, table_format)))
                 prompt_version = mode.prompt_version
-                own_column = QUESTION_RENDERING_COLUMN[table_format]
-                own = ({} if own_column not in chosen.columns else
-                       {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist())
-                        if isinstance(t, str)})
             for question_id, table_id, question in rows:
                 if question_id in hiding and (table_format == IMAGE_FORMAT or mode.runs_code):
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
                 else:
-                    table_text = own.get(question_id) or text_of[table_id]
-                    messages = mode.build_messages(table_text, table_format, question,
+                    messages = mode.build_messages(text_of[question_id], table_format, question,
                                                    system_role=spec.system_role)
                 identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
                 if mode.multi_turn and mode.runs_code:
@@ -106,6 +99,16 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
                     prompt_version=prompt_version))
     return out
+
+
+def question_table_texts(questions: pd.DataFrame, tables: pd.DataFrame, table_format: str) -> list:
+    """Each question's table text in `table_format` as its prompt shows it: the question's own view
+    (`rendering_<format>`, a naming family hiding its answer) where it has one, else its table's rendering.
+    None where the table has no such rendering (or is not in `tables`)."""
+    text_of = dict(zip(tables["table_id"].tolist(), tables[RENDERING_COLUMN[table_format]].tolist()))
+    own_column = QUESTION_RENDERING_COLUMN[table_format]
+    own = questions[own_column].tolist() if own_column in questions.columns else [None] * len(questions)
+    return [o if isinstance(o, str) and o else text_of.get(t) for o, t in zip(own, questions["table_id"].tolist())]
 
 
 def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:

@@ -20,7 +20,8 @@ def test_finetune_parquet_splits_keep_every_table_in_one_split(ci_build):
     hf = ci_build / "exports" / "hf"
     counts = dict(((k, (t, q)) for k, t, q in query(
         ci_build, "select key, n_tables, n_questions from analysis_benchmark_composition where facet = 'finetune_split'")))
-    for config in ("questions", "choice_items"):
+    question_ids = []
+    for config in ("questions_real", "questions_synthetic", "choice_items"):
         seen: dict[str, str] = {}
         ids = []
         for split in SPLITS:
@@ -33,9 +34,11 @@ def test_finetune_parquet_splits_keep_every_table_in_one_split(ci_build):
             ids += part.column("id").to_pylist()
             assert counts[f"{config}/{split}"] == (len(set(part.column("table_id").to_pylist())), len(part))
         assert len(ids) == len(set(ids))
-        if config == "questions":  # every original question of the benchmark, once (the twins: questions_obfuscated)
-            assert sorted(ids) == sorted(q for (q,) in query(ci_build, "select question_id from benchmark_questions where coalesce(variant, 'original') = 'original'"))
-    assert counts["questions/train"][1] > 4 * counts["questions/test"][1] > 0
+        if config != "choice_items":
+            question_ids += ids
+    # every original question of the benchmark, once, in its source's config (the twins: questions_obfuscated)
+    assert sorted(question_ids) == sorted(q for (q,) in query(ci_build, "select question_id from benchmark_questions where coalesce(variant, 'original') = 'original'"))
+    assert counts["questions_synthetic/train"][1] > 4 * counts["questions_synthetic/test"][1] > 0
     splits = dict(query(ci_build, "select table_id, split from benchmark_finetune_splits"))
     assert set(seen) <= set(splits) and all(splits[t] == s for t, s in seen.items())
 
@@ -45,7 +48,8 @@ def test_dataset_info_names_the_parquet_splits(ci_build):
 
     lf = ci_build / "exports" / "llamafactory"
     info = json.loads((lf / "dataset_info.json").read_text())
-    configs = ("questions", "questions_obfuscated", "choice_items")  # the CI build is a full one: twins included
+    # the CI build is a full one (twins included) without the release: questions_real's splits are empty
+    configs = ("questions_real", "questions_synthetic", "questions_obfuscated", "choice_items")
     assert set(info) == {f"hctqa_{c}_{s}" for c in configs for s in SPLITS}
     assert not list(lf.glob("hctqa_*.json"))  # the JSON form is opt-in (var finetune_alpaca_json)
     sizes = dict(((c, s), n) for c, s, n in query(
@@ -58,7 +62,7 @@ def test_dataset_info_names_the_parquet_splits(ci_build):
         assert entry["columns"] == {"prompt": "instruction", "query": "input", "response": "output"}
         ids = table.column("id").to_pylist()
         assert all(i.endswith("--obf") or "--obf--" in i for i in ids) == (config == "questions_obfuscated") or not ids
-    first = pq.read_table(lf / info["hctqa_questions_train"]["file_name"]).column("input")[0].as_py()
+    first = pq.read_table(lf / info["hctqa_questions_synthetic_train"]["file_name"]).column("input")[0].as_py()
     assert first.startswith("Table (HTML):\n<table") and "\n\nQuestion: " in first
 
 
