@@ -8,6 +8,7 @@ from typing import Any, Optional
 from ..backends import base
 from ..backends.params import check_params
 from ..choice.spec import ChoiceSpec, parse_choice_items
+from ..exports.finetune_splits import SPLITS
 from ..prompting.image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from ..prompting.prompts import TABLE_FORMATS
 from .redaction import redact_entry, scrub
@@ -19,6 +20,9 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns", "variants"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
+# `splits`: the fine-tuning splits (benchmark_finetune_splits) whose tables an entry is asked on, e.g.
+# [test] for a model fine-tuned on the export's train split: scored on tables it never saw
+COMMON_KEYS |= {"splits"}
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
 VARIANTS = ("original", "obfuscated")
@@ -51,6 +55,7 @@ class ModelSpec:
     max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
     choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
     variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
+    splits: Optional[tuple[str, ...]] = None  # fine-tuning splits of the tables asked on (None: every table)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -129,6 +134,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
                 or any(v not in VARIANTS for v in variants)):
             raise ValueError(f"{where}: key `variants` {variants!r} must be a non-empty list of distinct variants "
                              f"among {', '.join(VARIANTS)}")
+        splits = _splits(entry, where)
         if "obfuscated" in variants and "image" in formats:
             raise ValueError(f"{where}: key `variants`: the obfuscated twins have no images (benchmark_table_images "
                              "draws the originals only); ask them in a text format")
@@ -166,8 +172,21 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
-                               choice_items=choice_items, variants=tuple(variants)))
+                               choice_items=choice_items, variants=tuple(variants), splits=splits))
     return specs
+
+
+def _splits(entry: dict, where: str) -> Optional[tuple[str, ...]]:
+    """`splits:`: a non-empty list of distinct fine-tuning splits (a single split may be given bare)."""
+    if "splits" not in entry:
+        return None
+    splits = entry["splits"]
+    splits = [splits] if isinstance(splits, str) else splits
+    if (not isinstance(splits, list) or not splits or len(set(map(str, splits))) != len(splits)
+            or any(s not in SPLITS for s in splits)):
+        raise ValueError(f"{where}: key `splits` {splits!r} must be a non-empty list of distinct fine-tuning "
+                         f"splits among {', '.join(SPLITS)}")
+    return tuple(splits)
 
 
 def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int]]:

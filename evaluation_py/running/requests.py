@@ -24,8 +24,12 @@ RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a co
 QUESTION_RENDERING_COLUMN = {name: f"rendering_{name}" for name in format_names(text_only=True)}
 
 
+SPLIT_COLUMN = "split"  # a question's table's fine-tuning split, where an entry asks for `splits`
+
+
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The model's questions: its sources, then a seeded sample stable across runs and scales.
+    """The model's questions: its sources and fine-tuning splits, then a seeded sample stable across runs
+    and scales.
 
     The sample order depends on the seed and the question only (not on the model), so models with the
     same `sources` and `sample` answer the same questions and a smaller sample is part of a larger one:
@@ -40,6 +44,11 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
         q = q[q["variant"] == "original"]
     if spec.sources:
         q = q[q["source"].isin(spec.sources)]
+    if spec.splits:
+        if SPLIT_COLUMN not in q.columns:
+            raise ValueError(f"eval_models entry {spec.name!r}: key `splits` needs each table's fine-tuning split "
+                             "(benchmark_finetune_splits), which was not given")
+        q = q[q[SPLIT_COLUMN].isin(spec.splits)]
     if spec.sample is not None and len(q) > spec.sample:
         order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
