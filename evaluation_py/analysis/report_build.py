@@ -462,6 +462,26 @@ def _obfuscation(b: _Builder) -> Section | None:
                           _sql("*", "analysis_obfuscation_gap", b.where, "model_name, table_format, metric"))])
 
 
+def _finetune_gain(b: _Builder) -> Section | None:
+    gain = _strict(b.frame("finetune_gain"), b.mode)
+    if gain.empty:
+        return None
+    from .finetune_gain import BASE_SET, CAPTION, table_vi
+
+    f1 = gain[(gain["metric"] == "f1") & (gain["finetune_set"] != BASE_SET)]
+    labelled = f1.assign(label=f1["model_name"].astype(str) + " (" + f1["finetune_set"].astype(str) + ") on "
+                         + f1["test_set"].astype(str) + ", " + f1["table_format"].astype(str))
+    fig = plots.plot_bars(labelled.reset_index(drop=True), "label", "gain", b.fig_dir, "finetune_gain.png",
+                          "F1 of each fine-tuned model minus its base's, per test set", "F1 gain over the base")
+    return Section("finetune_gain", "Does fine-tuning help?", "Each fine-tuned model (`base_model`, `finetune_set`) "
+                   "against its base on the same questions of each test set (the paper's RQ4).",
+                   [(fig, "One bar per fine-tuned model, test set and format: its F1 minus its base's; right of 0 "
+                          "fine-tuning helped.")],
+                   [Table(table_vi(gain), CAPTION.format(metric="F1", mode=b.mode),
+                          _sql("*", "analysis_finetune_gain", f"scoring_mode = '{b.mode}'",
+                               "base_model, table_format, inference_mode, metric, test_set"), "Table VI layout")])
+
+
 def _judge(b: _Builder) -> Section | None:
     agreement = _under_test(b.frame("judge_agreement"), b.baselines)
     if agreement.empty:
@@ -565,6 +585,8 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
+    (_finetune_gain, "Does fine-tuning help?", "an entry of a fine-tuned model naming `base_model` and "
+                                               "`finetune_set`, beside its base's entry"),
     (_judge, "Does the LLM judge agree with complete containment?", "set var judge_model to an entry"),
     (_choice, "Do the models pass TabIS's two-option items?", "`choice_items: {sample: 100}` in an entry"),
     (_composition, "What does the benchmark hold?", "a benchmark (no tables were built)"),

@@ -11,6 +11,7 @@ from ..choice.spec import ChoiceSpec, parse_choice_items
 from ..exports.finetune_splits import SPLITS
 from ..prompting.image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from ..prompting.prompts import TABLE_FORMATS
+from .model_metadata import METADATA_KEYS, check_base_models, parse_metadata
 from .redaction import redact_entry, scrub
 
 # The formats an entry may ask for: the text renderings, and the table's PNG (for backends with `images`).
@@ -23,6 +24,7 @@ COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 # `splits`: the fine-tuning splits (benchmark_finetune_splits) whose tables an entry is asked on, e.g.
 # [test] for a model fine-tuned on the export's train split: scored on tables it never saw
 COMMON_KEYS |= {"splits"}
+COMMON_KEYS |= set(METADATA_KEYS)  # what the entry says about its model, for the analyses (model_metadata)
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
 VARIANTS = ("original", "obfuscated")
@@ -56,6 +58,7 @@ class ModelSpec:
     choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
     variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
     splits: Optional[tuple[str, ...]] = None  # fine-tuning splits of the tables asked on (None: every table)
+    metadata: dict = field(default_factory=dict)  # family, params_b, release_date, base_model, finetune_set
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -94,6 +97,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
     if not isinstance(raw, list) or not raw:
         raise ValueError(f"var eval_models must be a non-empty list of model entries, got {redact_entry(raw)!r}")
     specs, names = [], set()
+    check_base_models(raw, lambda i, entry: f"eval_models entry {i + 1} ({redact_entry(entry)!r})")
     for i, entry in enumerate(raw):
         where = f"eval_models entry {i + 1} ({redact_entry(entry)!r})"
         if not isinstance(entry, dict):
@@ -135,6 +139,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: key `variants` {variants!r} must be a non-empty list of distinct variants "
                              f"among {', '.join(VARIANTS)}")
         splits = _splits(entry, where)
+        metadata = parse_metadata(entry, where)
         if "obfuscated" in variants and "image" in formats:
             raise ValueError(f"{where}: key `variants`: the obfuscated twins have no images (benchmark_table_images "
                              "draws the originals only); ask them in a text format")
@@ -172,7 +177,8 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
-                               choice_items=choice_items, variants=tuple(variants), splits=splits))
+                               choice_items=choice_items, variants=tuple(variants), splits=splits,
+                               metadata=metadata))
     return specs
 
 

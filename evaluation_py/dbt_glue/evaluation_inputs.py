@@ -181,6 +181,18 @@ def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
     return {spec.name: spec.sandbox for spec in parse_eval_models(parse_config(eval_models_raw))}
 
 
+def entry_metadata(eval_models_raw, scope_raw=None) -> pd.DataFrame:
+    """One row per entry the build evaluates (the baselines added as eval_entries adds them): model_name and what
+    the entry says about its model (configuration.model_metadata), NULL where it says nothing."""
+    from ..configuration.model_metadata import METADATA_KEYS
+
+    specs = parse_eval_models(eval_entries(eval_models_raw, scope_raw))
+    out = pd.DataFrame({"model_name": [s.name for s in specs],
+                        **{k: [s.metadata.get(k) for s in specs] for k in METADATA_KEYS}})
+    out["params_b"] = pd.to_numeric(out["params_b"], errors="raise").astype("float64")
+    return out.astype({k: "object" for k in METADATA_KEYS if k != "params_b"})
+
+
 def table_images_in(relation, folder) -> object:
     """benchmark_table_images rows (table_id, path, sha256) with each path, relative to the exports folder,
     made a path the evaluation can open."""

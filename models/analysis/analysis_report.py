@@ -43,6 +43,7 @@ def model(dbt, session):
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
             "obfuscation_gap": dbt.ref("analysis_obfuscation_gap").df(),
+            "finetune_gain": dbt.ref("analysis_finetune_gain").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),

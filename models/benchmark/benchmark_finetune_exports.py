@@ -1,6 +1,9 @@
 """Writes the fine-tuning sets (Hugging Face Parquet splits, LLaMA-Factory's dataset_info.json naming them)
 under <exports_dir>/, a batch of examples at a time."""
-from evaluation_py.exports.finetune_sets import (COMBINED_CONFIGS, QUESTION_COLUMNS, QUESTION_VIEW_COLUMN, SOURCE_CONFIGS,
+from pathlib import Path
+
+from evaluation_py.exports.finetune_training import write_training_configs
+from evaluation_py.exports.finetune_sets import (LLAMAFACTORY_DIR, COMBINED_CONFIGS, QUESTION_COLUMNS, QUESTION_VIEW_COLUMN, SOURCE_CONFIGS,
                                                 choice_examples, example_batches, question_examples, source_config,
                                                 write_finetune_exports, written_frame)
 from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
@@ -49,4 +52,6 @@ def model(dbt, session):
                                               lambda part: choice_examples(part.drop(columns=["id", "split"]),
                                                                            tables, splits))
     written = write_finetune_exports(out_dir, configs, alpaca_json=alpaca_json, combined=COMBINED_CONFIGS)
+    # a LLaMA-Factory training config per fine-tuning set, beside dataset_info.json (scripts/finetune.sh runs one)
+    written += write_training_configs(Path(out_dir) / LLAMAFACTORY_DIR, set(configs))
     return stamp(written_frame(written), dbt.ref("stg_build_config"))

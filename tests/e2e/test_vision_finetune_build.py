@@ -75,7 +75,9 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
     with FakeOpenAIServer() as srv:
         models = [{"name": "oracle", "backend": "oracle", "sample": 12, "formats": ["html", "image"]},
                   {"name": "vision", "backend": "openai", "model": "fake-vl", "base_url": srv.base_url, "sample": 12,
-                   "formats": ["image", "markdown"]}]
+                   "formats": ["image", "markdown"]},
+                  # a fine-tuned model is asked on the test split's tables only
+                  {"name": "tuned", "backend": "oracle", "sample": 6, "splits": ["test"]}]
         run_dbt(project, "build", "--select", "eval_prompts", "eval_requests+", "--exclude", "analysis_report",
                 "--vars", json.dumps({**CI_VARS, "eval_models": models}))
         received = list(srv.images)
@@ -85,6 +87,9 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         prompts = con.execute("select table_id, messages_json from eval_prompts where table_format = 'image'").fetchall()
         oracle = con.execute("select table_format, avg(value) from eval_scores where model_name = 'oracle' and "
                              "metric = 'f1' and scoring_mode = 'strict' group by all").fetchall()
+        tuned = con.execute("select distinct s.split from eval_requests as r join benchmark_finetune_splits as s "
+                            "using (table_id) where r.model_name = 'tuned'").fetchall()
+        n_tuned = con.execute("select count(*) from eval_requests where model_name = 'tuned'").fetchone()[0]
         compared = con.execute("select model_name, text_format, n_image from analysis_text_vs_image "
                                "where metric = 'f1' and scoring_mode = 'strict' order by all").fetchall()
     finally:
@@ -104,6 +109,7 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         assert hashlib.sha256(data).hexdigest() == part["sha256"]
     assert dict(oracle) == {"html": 1.0, "image": 1.0}  # the chain check answers image requests too
     assert compared == [("oracle", "html", 12), ("vision", "markdown", 12)]
+    assert tuned == [("test",)] and n_tuned == 6
 
 
 def test_local_gemma_on_images_stops_the_build_before_any_call(ci_build, tmp_path):
