@@ -482,6 +482,53 @@ def _finetune_gain(b: _Builder) -> Section | None:
                                "base_model, table_format, inference_mode, metric, test_set"), "Table VI layout")])
 
 
+def _unsaid(df: pd.DataFrame, column: str, key: str) -> str:
+    """The models the entries gave no `key` for, as a sentence ('' when none)."""
+    names = sorted({n.strip() for v in df[column].dropna() for n in str(v).split(",") if n.strip()})
+    return f" No `{key}` given for: {', '.join(names)} (left out, not guessed)." if names else ""
+
+
+def _model_size(b: _Builder) -> Section | None:
+    size = _strict(b.frame("by_model_size"), b.mode)
+    if size.empty:
+        return None
+    f1 = size[size["metric"] == "f1"]
+    shown = f1.assign(label=f1["family"].astype(str) + " / " + f1["inference_mode"].astype(str),
+                      points_per_b=f1["slope_per_b"] * 100)
+    fig = plots.plot_bars(shown.reset_index(drop=True), "label", "points_per_b", b.fig_dir, "scores_by_model_size.png",
+                          "F1 per billion parameters within each model family", "percentage points of F1 per 1B")
+    return Section("model_size", "How do size and score go together?", "Per family (entry key `family`), the slope "
+                   "of each model's F1 on its size (`params_b`), each on its primary format (the paper's RQ7)."
+                   + _unsaid(size, "models_without_size", "params_b"),
+                   [(fig, "One bar per family and mode: the least-squares slope of F1 on billions of parameters, in "
+                          "percentage points per 1B; not defined with fewer than two sizes.")],
+                   [Table(f1.drop(columns=["scoring_mode", "build_fingerprint"], errors="ignore").reset_index(drop=True),
+                          "slope_per_b in F1 per billion parameters (x 100: percentage points), 95 % interval with "
+                          "n_models - 2 degrees of freedom.",
+                          _sql("*", "analysis_scores_by_model_size", f"scoring_mode = '{b.mode}'", "family, metric"))])
+
+
+def _over_time(b: _Builder) -> Section | None:
+    time = _strict(b.frame("over_time"), b.mode)
+    if time.empty:
+        return None
+    f1 = time[(time["metric"] == "f1") & time["previous_model"].notna()]
+    shown = f1.assign(label=f1["family"].astype(str) + ": " + f1["previous_model"].astype(str) + " -> "
+                      + f1["model_name"].astype(str))
+    fig = plots.plot_bars(shown.reset_index(drop=True), "label", "change", b.fig_dir, "scores_over_time.png",
+                          "F1 change from one release of a family to the next", "F1 change")
+    return Section("over_time", "Do newer releases do better?", "Per family, each model against the family's "
+                   "previous release (entry key `release_date`; the paper's RQ2)."
+                   + _unsaid(time, "models_without_date", "release_date"),
+                   [(fig, "One bar per pair of successive releases: the newer one's F1 minus the older one's; right "
+                          "of 0 the newer release does better.")],
+                   [Table(time[time["metric"] == "f1"].drop(columns=["scoring_mode", "build_fingerprint"],
+                                                            errors="ignore").reset_index(drop=True),
+                          "Each release with its mean, the previous release's and the change.",
+                          _sql("*", "analysis_scores_over_time", f"scoring_mode = '{b.mode}'",
+                               "family, metric, release_date"))])
+
+
 def _judge(b: _Builder) -> Section | None:
     agreement = _under_test(b.frame("judge_agreement"), b.baselines)
     if agreement.empty:
@@ -585,6 +632,10 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
+    (_model_size, "How do size and score go together?", "entries naming their model's `family` and size "
+                                                         "`params_b` (two sizes or more in a family)"),
+    (_over_time, "Do newer releases do better?", "entries naming their model's `family` and `release_date` (two "
+                                                 "releases or more in a family)"),
     (_finetune_gain, "Does fine-tuning help?", "an entry of a fine-tuned model naming `base_model` and "
                                                "`finetune_set`, beside its base's entry"),
     (_judge, "Does the LLM judge agree with complete containment?", "set var judge_model to an entry"),

@@ -193,6 +193,16 @@ def entry_metadata(eval_models_raw, scope_raw=None) -> pd.DataFrame:
     return out.astype({k: "object" for k in METADATA_KEYS if k != "params_b"})
 
 
+def scores_of_models(relation, models, columns="*") -> pd.DataFrame:
+    """eval_scores rows (a relation) of the named models only: no read at all when there are none (the
+    analyses of entry metadata cost nothing in a build whose entries say nothing)."""
+    names = sorted({str(m) for m in models})
+    if not names:
+        return relation.limit(0).project(columns).df()
+    quoted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
+    return relation.filter(f"model_name in ({quoted})").project(columns).df()
+
+
 def table_images_in(relation, folder) -> object:
     """benchmark_table_images rows (table_id, path, sha256) with each path, relative to the exports folder,
     made a path the evaluation can open."""

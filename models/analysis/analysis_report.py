@@ -44,6 +44,8 @@ def model(dbt, session):
             "composition": dbt.ref("analysis_benchmark_composition").df(),
             "obfuscation_gap": dbt.ref("analysis_obfuscation_gap").df(),
             "finetune_gain": dbt.ref("analysis_finetune_gain").df(),
+            "by_model_size": dbt.ref("analysis_scores_by_model_size").df(),
+            "over_time": dbt.ref("analysis_scores_over_time").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),

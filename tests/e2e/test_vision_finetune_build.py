@@ -76,8 +76,10 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         models = [{"name": "oracle", "backend": "oracle", "sample": 12, "formats": ["html", "image"]},
                   {"name": "vision", "backend": "openai", "model": "fake-vl", "base_url": srv.base_url, "sample": 12,
                    "formats": ["image", "markdown"]},
-                  # a fine-tuned model is asked on the test split's tables only
-                  {"name": "tuned", "backend": "oracle", "sample": 6, "splits": ["test"]}]
+                  # a fine-tuned model is asked on the test split's tables only, beside its base (the same sample)
+                  {"name": "base", "backend": "header_match", "sample": 6, "splits": ["test"]},
+                  {"name": "tuned", "backend": "oracle", "sample": 6, "splits": ["test"], "base_model": "base",
+                   "finetune_set": "real_synthetic"}]
         run_dbt(project, "build", "--select", "eval_prompts", "eval_requests+", "--exclude", "analysis_report",
                 "--vars", json.dumps({**CI_VARS, "eval_models": models}))
         received = list(srv.images)
@@ -90,6 +92,8 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         tuned = con.execute("select distinct s.split from eval_requests as r join benchmark_finetune_splits as s "
                             "using (table_id) where r.model_name = 'tuned'").fetchall()
         n_tuned = con.execute("select count(*) from eval_requests where model_name = 'tuned'").fetchone()[0]
+        gain = con.execute("select finetune_set, model_name, n_questions, value, gain from analysis_finetune_gain "
+                           "where metric = 'f1' and scoring_mode = 'strict' order by all").fetchall()
         compared = con.execute("select model_name, text_format, n_image from analysis_text_vs_image "
                                "where metric = 'f1' and scoring_mode = 'strict' order by all").fetchall()
     finally:
@@ -110,6 +114,10 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
     assert dict(oracle) == {"html": 1.0, "image": 1.0}  # the chain check answers image requests too
     assert compared == [("oracle", "html", 12), ("vision", "markdown", 12)]
     assert tuned == [("test",)] and n_tuned == 6
+    # the oracle "fine-tuned" from header_match: all right, gaining what header_match missed, on the same 6 questions
+    (base_row, tuned_row) = sorted(gain, key=lambda r: r[0] != "none")
+    assert base_row[:3] == ("none", "base", 6) and tuned_row[:4] == ("real_synthetic", "tuned", 6, 1.0)
+    assert tuned_row[4] == 1.0 - base_row[3]
 
 
 def test_local_gemma_on_images_stops_the_build_before_any_call(ci_build, tmp_path):
