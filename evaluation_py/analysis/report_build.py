@@ -394,14 +394,29 @@ def _text_vs_image(b: _Builder) -> Section | None:
                                           f"Text versus image: mean F1 and CC per table format ({b.mode} scoring)",
                                           label_columns=("table_format", "inference_mode"))
     shown = df[df["metric"].isin(SHOWN_METRICS)].drop(columns=["scoring_mode"], errors="ignore")
+    figures = [(fig, "Each row is a model on one format, the image among them, with its mean and 95% interval: "
+                     "the image row right of the text rows means the picture does better.")]
+    tables = [Table(shown.reset_index(drop=True), "image_minus_text > 0 where the picture does better.",
+                    _sql("model_name, inference_mode, metric, text_format, text_value, image_value, "
+                         "image_minus_text, n_text, n_image", "analysis_text_vs_image", b.where,
+                         "model_name, inference_mode, metric, text_format"))]
+    by_size = _strict(_under_test(b.frame("text_vs_image_by_size"), b.baselines), b.mode)
+    if len(by_size):
+        f1 = by_size[by_size["metric"] == "f1"]
+        labelled = f1.assign(label=f1["model_name"].astype(str) + " / " + f1["text_format"].astype(str) + " / "
+                             + f1["size_bin"].astype(str) + " cells")
+        figures.append((plots.plot_bars(labelled.reset_index(drop=True), "label", "image_minus_text", b.fig_dir,
+                                        "text_vs_image_by_table_size.png",
+                                        "Image minus text F1 by table size (cells)", "image F1 minus text F1"),
+                        "One bar per model, text format and table-size bin: the image's F1 minus the text's on the "
+                        "same questions; left of 0 the picture does worse on tables of that size."))
+        tables.append(Table(f1.drop(columns=["scoring_mode", "build_fingerprint"], errors="ignore")
+                            .reset_index(drop=True), "By bins of the tables' cell count, on the questions answered "
+                            "in both formats.",
+                            _sql("*", "analysis_text_vs_image_by_table_size", b.where,
+                                 "model_name, inference_mode, metric, text_format, min_cells"), "By table size"))
     return Section("text_vs_image", "Does a model read a table better as text or as an image?",
-                   "Models shown each table both as text and as its PNG (the paper's RQ10).",
-                   [(fig, "Each row is a model on one format, the image among them, with its mean and 95% interval: "
-                          "the image row right of the text rows means the picture does better.")],
-                   [Table(shown.reset_index(drop=True), "image_minus_text > 0 where the picture does better.",
-                          _sql("model_name, inference_mode, metric, text_format, text_value, image_value, "
-                               "image_minus_text, n_text, n_image", "analysis_text_vs_image", b.where,
-                               "model_name, inference_mode, metric, text_format"))])
+                   "Models shown each table both as text and as its PNG (the paper's RQ10).", figures, tables)
 
 
 def _modes(b: _Builder) -> Section | None:

@@ -34,6 +34,7 @@ def model(dbt, session):
         frames={
             "leaderboard": dbt.ref("eval_leaderboard").df(),
             "text_vs_image": dbt.ref("analysis_text_vs_image").df(),
+            "text_vs_image_by_size": dbt.ref("analysis_text_vs_image_by_table_size").df(),
             "by_template": dbt.ref("analysis_scores_by_template").df(),
             "by_question_property": dbt.ref("analysis_scores_by_question_property").df(),
             "by_aggregation_type": dbt.ref("analysis_scores_by_aggregation_type").df(),

@@ -92,6 +92,8 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         tuned = con.execute("select distinct s.split from eval_requests as r join benchmark_finetune_splits as s "
                             "using (table_id) where r.model_name = 'tuned'").fetchall()
         n_tuned = con.execute("select count(*) from eval_requests where model_name = 'tuned'").fetchone()[0]
+        by_size = con.execute("select model_name, sum(n_questions) from analysis_text_vs_image_by_table_size "
+                              "where metric = 'f1' and scoring_mode = 'strict' group by all order by all").fetchall()
         gain = con.execute("select finetune_set, model_name, n_questions, value, gain from analysis_finetune_gain "
                            "where metric = 'f1' and scoring_mode = 'strict' order by all").fetchall()
         compared = con.execute("select model_name, text_format, n_image from analysis_text_vs_image "
@@ -113,6 +115,7 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         assert hashlib.sha256(data).hexdigest() == part["sha256"]
     assert dict(oracle) == {"html": 1.0, "image": 1.0}  # the chain check answers image requests too
     assert compared == [("oracle", "html", 12), ("vision", "markdown", 12)]
+    assert by_size == [("oracle", 12), ("vision", 12)]  # every paired question in one size bin
     assert tuned == [("test",)] and n_tuned == 6
     # the oracle "fine-tuned" from header_match: all right, gaining what header_match missed, on the same 6 questions
     (base_row, tuned_row) = sorted(gain, key=lambda r: r[0] != "none")
