@@ -544,6 +544,25 @@ def _over_time(b: _Builder) -> Section | None:
                                "family, metric, release_date"))])
 
 
+def _shots(b: _Builder) -> Section | None:
+    by_shots = _strict(b.frame("by_shots"), b.mode)
+    if by_shots.empty:
+        return None
+    from .shots import shots_table
+
+    recall = by_shots[by_shots["metric"] == "recall"]
+    labelled = recall.assign(label=recall["model_name"].astype(str) + " (" + recall["shots"].astype(str) + "-shot, "
+                             + recall["table_format"].astype(str) + ")")
+    fig = plots.plot_bars(labelled.reset_index(drop=True), "label", "value", b.fig_dir, "scores_by_shots.png",
+                          f"Recall with 0 and 1 worked examples ({b.mode} scoring)", "recall", (0.0, 1.0))
+    return Section("shots", "Does a worked example help?", "Entries with `shots: 1` see another table's question "
+                   "of the same template, with its answer, before each question (the paper's Table VIII).",
+                   [(fig, "One bar per entry and format: its recall; compare an entry with its model's 0-shot one.")],
+                   [Table(shots_table(by_shots), "Recall per model id at 0 and 1 shots (the entries named).",
+                          _sql("*", "analysis_scores_by_shots", f"scoring_mode = '{b.mode}' and metric = 'recall'",
+                               "model, table_format, shots"), "Table VIII layout")])
+
+
 def _judge(b: _Builder) -> Section | None:
     agreement = _under_test(b.frame("judge_agreement"), b.baselines)
     if agreement.empty:
@@ -651,6 +670,7 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
                                                          "`params_b` (two sizes or more in a family)"),
     (_over_time, "Do newer releases do better?", "entries naming their model's `family` and `release_date` (two "
                                                  "releases or more in a family)"),
+    (_shots, "Does a worked example help?", "an entry with `shots: 1` beside the same model's 0-shot entry"),
     (_finetune_gain, "Does fine-tuning help?", "an entry of a fine-tuned model naming `base_model` and "
                                                "`finetune_set`, beside its base's entry"),
     (_judge, "Does the LLM judge agree with complete containment?", "set var judge_model to an entry"),

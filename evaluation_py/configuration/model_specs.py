@@ -24,6 +24,7 @@ COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 # `splits`: the fine-tuning splits (benchmark_finetune_splits) whose tables an entry is asked on, e.g.
 # [test] for a model fine-tuned on the export's train split: scored on tables it never saw
 COMMON_KEYS |= {"splits"}
+COMMON_KEYS |= {"shots"}  # 0 (default) or 1: one worked example before each question (prompting.one_shot)
 COMMON_KEYS |= set(METADATA_KEYS)  # what the entry says about its model, for the analyses (model_metadata)
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
@@ -59,6 +60,7 @@ class ModelSpec:
     variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
     splits: Optional[tuple[str, ...]] = None  # fine-tuning splits of the tables asked on (None: every table)
     metadata: dict = field(default_factory=dict)  # family, params_b, release_date, base_model, finetune_set
+    shots: int = 0  # worked examples before each question: 0 or 1
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -158,6 +160,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         if IMAGE_FORMAT in formats:
             check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
         sandbox, max_turns = _mode_options(entry, modes, where)
+        shots = _shots(entry, where, modes, formats)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
@@ -178,8 +181,18 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
                                choice_items=choice_items, variants=tuple(variants), splits=splits,
-                               metadata=metadata))
+                               metadata=metadata, shots=shots))
     return specs
+
+
+def _shots(entry: dict, where: str, modes: list, formats: list) -> int:
+    """`shots:` 0 or 1; a one-shot example is a text turn of the direct prompt, so 1 needs those."""
+    shots = entry.get("shots", 0)
+    if isinstance(shots, bool) or shots not in (0, 1):
+        raise ValueError(f"{where}: key `shots` {shots!r} must be 0 or 1")
+    if shots == 1 and (list(modes) != ["direct"] or IMAGE_FORMAT in formats):
+        raise ValueError(f"{where}: key `shots: 1` is for the direct mode on text formats (modes [direct], no image)")
+    return shots
 
 
 def _splits(entry: dict, where: str) -> Optional[tuple[str, ...]]:

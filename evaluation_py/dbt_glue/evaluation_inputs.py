@@ -182,13 +182,14 @@ def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
 
 
 def entry_metadata(eval_models_raw, scope_raw=None) -> pd.DataFrame:
-    """One row per entry the build evaluates (the baselines added as eval_entries adds them): model_name and what
-    the entry says about its model (configuration.model_metadata), NULL where it says nothing."""
+    """One row per entry the build evaluates (the baselines added as eval_entries adds them): model_name, what
+    the entry says about its model (configuration.model_metadata), NULL where it says nothing, and its `shots`."""
     from ..configuration.model_metadata import METADATA_KEYS
 
     specs = parse_eval_models(eval_entries(eval_models_raw, scope_raw))
     out = pd.DataFrame({"model_name": [s.name for s in specs],
-                        **{k: [s.metadata.get(k) for s in specs] for k in METADATA_KEYS}})
+                        **{k: [s.metadata.get(k) for s in specs] for k in METADATA_KEYS},
+                        "shots": pd.array([s.shots for s in specs], dtype="int64")})
     out["params_b"] = pd.to_numeric(out["params_b"], errors="raise").astype("float64")
     return out.astype({k: "object" for k in METADATA_KEYS if k != "params_b"})
 

@@ -78,6 +78,17 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     # the model sees: not on the image (drawn from the whole table) and not in a mode that runs code (its
     # program reads the table's own renderings), where the answer would be in plain sight.
     hiding = _questions_with_own_view(chosen)
+    example_of, example_text = {}, {}
+    if spec.shots == 1:  # one worked example before each question (prompting.one_shot)
+        from ..backends.oracle_backend import gt_to_answer
+        from ..prompting.one_shot import one_shot_examples
+
+        pool = questions.set_index("question_id", drop=False)
+        example_of = {q: (pool.at[e, "question"], gt_to_answer(pool.at[e, "answer_gt"]), e)
+                      for q, e in one_shot_examples(chosen, questions, seed).items()}
+        examples = pool.loc[sorted({e for _, _, e in example_of.values()})]
+        example_text = {f: dict(zip(examples["question_id"], question_table_texts(examples, tables, f)))
+                        for f in spec.formats if f != IMAGE_FORMAT}
     out = []
     for mode_name in spec.modes:
         mode = get_mode(mode_name)
@@ -93,6 +104,9 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
+                elif question_id in example_of:
+                    messages = _one_shot_messages(text_of[question_id], table_format, question, spec.system_role,
+                                                  example_of[question_id], example_text[table_format])
                 else:
                     messages = mode.build_messages(text_of[question_id], table_format, question,
                                                    system_role=spec.system_role)
@@ -108,6 +122,17 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
                     prompt_version=prompt_version))
     return out
+
+
+def _one_shot_messages(table_text: str, table_format: str, question: str, system_role: bool, example: tuple,
+                       example_texts: dict) -> tuple[dict, ...]:
+    from ..prompting.one_shot import with_example
+    from ..prompting.prompts import build_messages
+
+    example_question, example_answer, example_id = example
+    shown = build_messages(example_texts[example_id], table_format, example_question, system_role=system_role)
+    asked = build_messages(table_text, table_format, question)
+    return with_example(asked, shown, example_answer)
 
 
 def question_table_texts(questions: pd.DataFrame, tables: pd.DataFrame, table_format: str) -> list:

@@ -47,6 +47,7 @@ def model(dbt, session):
             "finetune_gain": dbt.ref("analysis_finetune_gain").df(),
             "by_model_size": dbt.ref("analysis_scores_by_model_size").df(),
             "over_time": dbt.ref("analysis_scores_over_time").df(),
+            "by_shots": dbt.ref("analysis_scores_by_shots").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
