@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq
+import pytest
 
 from support.dbt_project import clone, query, run_dbt
 
@@ -45,6 +46,7 @@ def test_finetune_parquet_splits_keep_every_table_in_one_split(ci_build):
 
 def test_dataset_info_names_the_parquet_splits(ci_build):
     import pyarrow.parquet as pq
+import pytest
 
     lf = ci_build / "exports" / "llamafactory"
     info = json.loads((lf / "dataset_info.json").read_text())
@@ -77,9 +79,12 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
                   {"name": "vision", "backend": "openai", "model": "fake-vl", "base_url": srv.base_url, "sample": 12,
                    "formats": ["image", "markdown"]},
                   # a fine-tuned model is asked on the test split's tables only, beside its base (the same sample)
-                  {"name": "base", "backend": "header_match", "sample": 6, "splits": ["test"]},
+                  # (with a family, sizes and release dates, and the tuned one asked one-shot)
+                  {"name": "base", "backend": "header_match", "sample": 6, "splits": ["test"], "family": "f",
+                   "params_b": 1, "release_date": "2024-01-01"},
                   {"name": "tuned", "backend": "oracle", "sample": 6, "splits": ["test"], "base_model": "base",
-                   "finetune_set": "real_synthetic"}]
+                   "finetune_set": "real_synthetic", "family": "f", "params_b": 2, "release_date": "2024-06-01",
+                   "shots": 1}]
         run_dbt(project, "build", "--select", "eval_prompts", "eval_requests+", "--exclude", "analysis_report",
                 "--vars", json.dumps({**CI_VARS, "eval_models": models}))
         received = list(srv.images)
@@ -94,6 +99,14 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
         n_tuned = con.execute("select count(*) from eval_requests where model_name = 'tuned'").fetchone()[0]
         by_size = con.execute("select model_name, sum(n_questions) from analysis_text_vs_image_by_table_size "
                               "where metric = 'f1' and scoring_mode = 'strict' group by all order by all").fetchall()
+        slope = con.execute("select n_models, slope_per_b from analysis_scores_by_model_size "
+                            "where family = 'f' and metric = 'f1' and scoring_mode = 'strict'").fetchall()
+        change = con.execute("select model_name, previous_model, change from analysis_scores_over_time "
+                             "where family = 'f' and metric = 'f1' and scoring_mode = 'strict' order by release_date"
+                             ).fetchall()
+        shots = con.execute("select distinct model_name, shots from analysis_scores_by_shots order by all").fetchall()
+        one_shot = con.execute("select distinct json_array_length(p.messages_json) from eval_prompts as p join "
+                               "eval_requests as r using (prompt_id) where r.model_name = 'tuned'").fetchall()
         gain = con.execute("select finetune_set, model_name, n_questions, value, gain from analysis_finetune_gain "
                            "where metric = 'f1' and scoring_mode = 'strict' order by all").fetchall()
         compared = con.execute("select model_name, text_format, n_image from analysis_text_vs_image "
@@ -121,6 +134,11 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
     (base_row, tuned_row) = sorted(gain, key=lambda r: r[0] != "none")
     assert base_row[:3] == ("none", "base", 6) and tuned_row[:4] == ("real_synthetic", "tuned", 6, 1.0)
     assert tuned_row[4] == 1.0 - base_row[3]
+    # size and release: the two models of family f (both on html, their primary format)
+    assert [n for n, _ in slope] == [2] and slope[0][1] == pytest.approx(tuned_row[3] - base_row[3])
+    assert [r[:2] for r in change] == [("base", None), ("tuned", "base")] and change[0][2] is None
+    assert change[1][2] == pytest.approx(tuned_row[3] - base_row[3])
+    assert shots == [("base", 0), ("oracle", 0), ("tuned", 1), ("vision", 0)] and one_shot == [(4,)]
 
 
 def test_local_gemma_on_images_stops_the_build_before_any_call(ci_build, tmp_path):
