@@ -46,7 +46,6 @@ def test_finetune_parquet_splits_keep_every_table_in_one_split(ci_build):
 
 def test_dataset_info_names_the_parquet_splits(ci_build):
     import pyarrow.parquet as pq
-import pytest
 
     lf = ci_build / "exports" / "llamafactory"
     info = json.loads((lf / "dataset_info.json").read_text())
