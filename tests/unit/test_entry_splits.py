@@ -68,3 +68,5 @@ def test_the_judge_takes_no_splits():
     from evaluation_py.scoring.judge import parse_judge_model
     with pytest.raises(ValueError, match=r"var judge_model: key `splits` has no meaning for the judge"):
         parse_judge_model({"backend": "oracle", "splits": ["test"]})
+    with pytest.raises(ValueError, match=r"var judge_model: key `shots` has no meaning for the judge"):
+        parse_judge_model({"backend": "oracle", "shots": 1})
