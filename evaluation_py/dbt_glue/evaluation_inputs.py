@@ -34,6 +34,7 @@ VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has 
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
 QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
+ONE_SHOT_KIND_COLUMNS = ("template_id", "family")  # prompting.one_shot.KIND_COLUMNS beyond `source`
 
 
 log = logging.getLogger(__name__)
@@ -115,6 +116,8 @@ def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, che
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
     # the questions' own table views (naming families), where the mart has them
     question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS if c in present)
+    # what a one-shot example is chosen by (its kind: template, family), where the mart has them
+    question_columns += tuple(c for c in ONE_SHOT_KIND_COLUMNS if c in present)
     # `images`: a function giving the relation (called only for image entries), or the relation itself
     def image_rows():
         return _columns(images() if callable(images) else images, IMAGE_INPUT_COLUMNS)

@@ -102,3 +102,13 @@ def test_the_report_shows_table_viii(tmp_path):
     assert section.tables[0].frame[["0-shot recall", "1-shot recall"]].values.tolist() == [[0.25, 0.75]]
     _, unanswered = report_sections({"by_shots": by_shots.iloc[:0]}, scores, tmp_path)
     assert "Does a worked example help?" in [u.title for u in unanswered]
+
+
+def test_the_evaluation_reads_what_the_examples_are_chosen_by():
+    from evaluation_py.dbt_glue.evaluation_inputs import eval_inputs_from_relations
+
+    entry = repr([{"name": "m1", "backend": "oracle", "shots": 1}])
+    tables = TABLES.assign(csv="a\n", markdown="| a |\n")  # the renderings eval inputs read
+    requests = eval_inputs_from_relations(QUESTIONS, tables, entry, "42").requests
+    direct = _requests({"name": "m1", "backend": "oracle", "shots": 1})
+    assert {r.question_id: r.messages for r in requests} == direct
