@@ -178,7 +178,9 @@ def dataset_card(counts: dict[str, dict[str, tuple[int, int]]], combined: Option
     for config, parts in (combined or {}).items():
         lines += [f"- config_name: {config}", "  data_files:"]
         for s in SPLITS:
-            lines += [f"  - split: {s}", "    path:"] + [f"    - {part}/{parquet_name(s)}" for part in parts]
+            # the parts with examples in the split: an empty part's file has no columns of its own to unite
+            shown = [p for p in parts if counts[p][s][0]] or list(parts[:1])
+            lines += [f"  - split: {s}", "    path:"] + [f"    - {part}/{parquet_name(s)}" for part in shown]
     lines += ["---", "", "# HCT-QA fine-tuning sets", "",
               "Built by this project's `dbt build` (model benchmark_finetune_exports). Splits are by table: a "
               "table and its variants are in one split only, drawn from the seed and the original table's id.", "",
@@ -188,7 +190,8 @@ def dataset_card(counts: dict[str, dict[str, tuple[int, int]]], combined: Option
             n_examples, n_tables = per_split[s]
             lines.append(f"| {config} | {s} | {n_examples} | {n_tables} |")
     for config, parts in (combined or {}).items():
-        lines += ["", f"Config `{config}` is {' and '.join(f'`{p}`' for p in parts)} together (their files)."]
+        lines += ["", f"Config `{config}` is {' and '.join(f'`{p}`' for p in parts)} together (their files with "
+                  "examples)."]
     lines += ["", "Columns: `instruction`, `input`, `output` (the prompt and the expected reply), `id`, `table_id`, "
               "`original_table_id`, `split`, and the config's own (see the project's models/benchmark/"
               "_benchmark_finetune_exports.yml).", ""]

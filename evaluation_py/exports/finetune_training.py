@@ -69,14 +69,16 @@ def training_config(finetune_set: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_training_configs(llamafactory_dir, written_configs) -> list[WrittenFile]:
-    """`train_<set>.yaml` under `llamafactory_dir` for every set whose configs were all written; a set's
-    config of an earlier export whose configs are gone is removed."""
+def write_training_configs(llamafactory_dir, written: list[WrittenFile]) -> list[WrittenFile]:
+    """`train_<set>.yaml` under `llamafactory_dir` for every set each of whose configs has training examples
+    (`written`: the export's files; a build without the release has no real questions, so no real set); a
+    set's config of an earlier export that no longer qualifies is removed."""
     folder = Path(llamafactory_dir)
+    trained = {w.config for w in written if w.file_format == "parquet" and w.split == "train" and w.n_examples}
     out = []
     for finetune_set, parts in FINETUNE_SETS.items():
         path = folder / config_name(finetune_set)
-        if all(p in written_configs for p in parts):
+        if all(p in trained for p in parts):
             replace_if_changed(training_config(finetune_set).encode("utf-8"), path)
             out.append(WrittenFile(path, None, None, "training_config", None, None))
         elif path.exists():

@@ -52,6 +52,6 @@ def model(dbt, session):
                                               lambda part: choice_examples(part.drop(columns=["id", "split"]),
                                                                            tables, splits))
     written = write_finetune_exports(out_dir, configs, alpaca_json=alpaca_json, combined=COMBINED_CONFIGS)
-    # a LLaMA-Factory training config per fine-tuning set, beside dataset_info.json (scripts/finetune.sh runs one)
-    written += write_training_configs(Path(out_dir) / LLAMAFACTORY_DIR, set(configs))
+    # a LLaMA-Factory training config per fine-tuning set with training examples (scripts/finetune.sh runs one)
+    written += write_training_configs(Path(out_dir) / LLAMAFACTORY_DIR, written)
     return stamp(written_frame(written), dbt.ref("stg_build_config"))

@@ -28,8 +28,8 @@ def _examples(config: str) -> pd.DataFrame:
 def exports(tmp_path):
     configs = {c: _examples(c) for c in ("questions_real", "questions_synthetic")}
     out = tmp_path / "exports"
-    write_finetune_exports(out, configs, combined=COMBINED_CONFIGS)
-    written = write_training_configs(out / "llamafactory", set(configs))
+    written = write_training_configs(out / "llamafactory", write_finetune_exports(out, configs,
+                                                                                  combined=COMBINED_CONFIGS))
     return out, written
 
 
@@ -48,12 +48,18 @@ def test_each_set_has_a_config_with_the_papers_hyperparameters_on_its_train_spli
     assert training_config("real") == training_config("real")  # fixed text
 
 
-def test_a_set_whose_configs_are_not_written_has_no_training_config(exports):
+def test_a_set_without_training_examples_in_each_config_has_no_training_config(exports):
     out, _ = exports
     lf = out / "llamafactory"
-    written = write_training_configs(lf, {"questions_synthetic"})
+    no_real = {"questions_real": _examples("questions_real").iloc[:0], "questions_synthetic": _examples("s")}
+    written = write_training_configs(lf, write_finetune_exports(out, no_real, combined=COMBINED_CONFIGS))
     assert [w.path.name for w in written] == ["train_synthetic.yaml"]
     assert not (lf / "train_real.yaml").exists() and not (lf / "train_real_synthetic.yaml").exists()
+    # the card's combined config lists only the part with examples in each split
+    front = yaml.safe_load((out / "hf" / "README.md").read_text().split("---")[1])
+    (questions,) = [c for c in front["configs"] if c["config_name"] == "questions"]
+    assert [f["path"] for f in questions["data_files"]] == [[f"questions_synthetic/{s}-00000-of-00001.parquet"]
+                                                            for s in ("train", "validation", "test")]
 
 
 def _run(args, exports_dir, tmp_path, **env):
