@@ -53,6 +53,9 @@ def test_dataset_info_names_the_parquet_splits(ci_build):
     configs = ("questions_real", "questions_synthetic", "questions_obfuscated", "choice_items")
     assert set(info) == {f"hctqa_{c}_{s}" for c in configs for s in SPLITS}
     assert not list(lf.glob("hctqa_*.json"))  # the JSON form is opt-in (var finetune_alpaca_json)
+    # a training config per set with training examples: without the release, the synthetic one only
+    assert [p.name for p in lf.glob("train_*.yaml")] == ["train_synthetic.yaml"]
+    assert "dataset: hctqa_questions_synthetic_train\n" in (lf / "train_synthetic.yaml").read_text()
     sizes = dict(((c, s), n) for c, s, n in query(
         ci_build, "select config, split, n_examples from benchmark_finetune_exports where file_format = 'parquet'"))
     for name, entry in info.items():
