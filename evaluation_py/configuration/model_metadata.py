@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Any, Optional
+from typing import Any
 
 
 METADATA_KEYS = ("family", "params_b", "release_date", "base_model", "finetune_set")
@@ -50,17 +50,16 @@ def parse_metadata(entry: dict, where: str) -> dict[str, Any]:
 
 
 def _iso_date(value: Any, where: str) -> str:
+    """A date as YYYY-MM-DD: a YAML date, or a string of that form."""
     if isinstance(value, datetime.datetime):
         value = value.date()
     if isinstance(value, datetime.date):
         return value.isoformat()
     try:
-        return datetime.date.fromisoformat(str(value)).isoformat() if len(str(value)) == 10 else _bad_date(value, where)
+        if isinstance(value, str) and len(value) == 10:
+            return datetime.date.fromisoformat(value).isoformat()
     except ValueError:
-        return _bad_date(value, where)
-
-
-def _bad_date(value: Any, where: str) -> Optional[str]:
+        pass
     raise ValueError(f"{where}: key `release_date` {value!r} must be a date YYYY-MM-DD, e.g. 2024-06-27")
 
 
