@@ -140,7 +140,9 @@ def test_image_prompts_reach_the_loopback_server_as_the_stored_pngs(ci_build, tm
     assert [n for n, _ in slope] == [2] and slope[0][1] == pytest.approx(tuned_row[3] - base_row[3])
     assert [r[:2] for r in change] == [("base", None), ("tuned", "base")] and change[0][2] is None
     assert change[1][2] == pytest.approx(tuned_row[3] - base_row[3])
-    assert shots == [("base", 0), ("oracle", 0), ("tuned", 1), ("vision", 0)] and one_shot == [(4,)]
+    # every entry of the build, header_match added beside oracle (accumulate scope), with its shots
+    assert shots == [("base", 0), ("header_match", 0), ("oracle", 0), ("tuned", 1), ("vision", 0)]
+    assert one_shot == [(4,)]  # system, the example, its answer, the question
 
 
 def test_local_gemma_on_images_stops_the_build_before_any_call(ci_build, tmp_path):
