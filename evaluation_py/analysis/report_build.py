@@ -394,14 +394,29 @@ def _text_vs_image(b: _Builder) -> Section | None:
                                           f"Text versus image: mean F1 and CC per table format ({b.mode} scoring)",
                                           label_columns=("table_format", "inference_mode"))
     shown = df[df["metric"].isin(SHOWN_METRICS)].drop(columns=["scoring_mode"], errors="ignore")
+    figures = [(fig, "Each row is a model on one format, the image among them, with its mean and 95% interval: "
+                     "the image row right of the text rows means the picture does better.")]
+    tables = [Table(shown.reset_index(drop=True), "image_minus_text > 0 where the picture does better.",
+                    _sql("model_name, inference_mode, metric, text_format, text_value, image_value, "
+                         "image_minus_text, n_text, n_image", "analysis_text_vs_image", b.where,
+                         "model_name, inference_mode, metric, text_format"))]
+    by_size = _strict(_under_test(b.frame("text_vs_image_by_size"), b.baselines), b.mode)
+    if len(by_size):
+        f1 = by_size[by_size["metric"] == "f1"]
+        labelled = f1.assign(label=f1["model_name"].astype(str) + " / " + f1["text_format"].astype(str) + " / "
+                             + f1["size_bin"].astype(str) + " cells")
+        figures.append((plots.plot_bars(labelled.reset_index(drop=True), "label", "image_minus_text", b.fig_dir,
+                                        "text_vs_image_by_table_size.png",
+                                        "Image minus text F1 by table size (cells)", "image F1 minus text F1"),
+                        "One bar per model, text format and table-size bin: the image's F1 minus the text's on the "
+                        "same questions; left of 0 the picture does worse on tables of that size."))
+        tables.append(Table(f1.drop(columns=["scoring_mode", "build_fingerprint"], errors="ignore")
+                            .reset_index(drop=True), "By bins of the tables' cell count, on the questions answered "
+                            "in both formats.",
+                            _sql("*", "analysis_text_vs_image_by_table_size", b.where,
+                                 "model_name, inference_mode, metric, text_format, min_cells"), "By table size"))
     return Section("text_vs_image", "Does a model read a table better as text or as an image?",
-                   "Models shown each table both as text and as its PNG (the paper's RQ10).",
-                   [(fig, "Each row is a model on one format, the image among them, with its mean and 95% interval: "
-                          "the image row right of the text rows means the picture does better.")],
-                   [Table(shown.reset_index(drop=True), "image_minus_text > 0 where the picture does better.",
-                          _sql("model_name, inference_mode, metric, text_format, text_value, image_value, "
-                               "image_minus_text, n_text, n_image", "analysis_text_vs_image", b.where,
-                               "model_name, inference_mode, metric, text_format"))])
+                   "Models shown each table both as text and as its PNG (the paper's RQ10).", figures, tables)
 
 
 def _modes(b: _Builder) -> Section | None:
@@ -460,6 +475,92 @@ def _obfuscation(b: _Builder) -> Section | None:
                    "with every table word replaced by an invented one (the paper's RQ3).", figs,
                    [Table(shown.reset_index(drop=True), "gap = original - obfuscated, over the pairs scored in both.",
                           _sql("*", "analysis_obfuscation_gap", b.where, "model_name, table_format, metric"))])
+
+
+def _finetune_gain(b: _Builder) -> Section | None:
+    gain = _strict(b.frame("finetune_gain"), b.mode)
+    if gain.empty:
+        return None
+    from .finetune_gain import BASE_SET, CAPTION, table_vi
+
+    f1 = gain[(gain["metric"] == "f1") & (gain["finetune_set"] != BASE_SET)]
+    labelled = f1.assign(label=f1["model_name"].astype(str) + " (" + f1["finetune_set"].astype(str) + ") on "
+                         + f1["test_set"].astype(str) + ", " + f1["table_format"].astype(str))
+    fig = plots.plot_bars(labelled.reset_index(drop=True), "label", "gain", b.fig_dir, "finetune_gain.png",
+                          "F1 of each fine-tuned model minus its base's, per test set", "F1 gain over the base")
+    return Section("finetune_gain", "Does fine-tuning help?", "Each fine-tuned model (`base_model`, `finetune_set`) "
+                   "against its base on the same questions of each test set (the paper's RQ4).",
+                   [(fig, "One bar per fine-tuned model, test set and format: its F1 minus its base's; right of 0 "
+                          "fine-tuning helped.")],
+                   [Table(table_vi(gain), CAPTION.format(metric="F1", mode=b.mode),
+                          _sql("*", "analysis_finetune_gain", f"scoring_mode = '{b.mode}'",
+                               "base_model, table_format, inference_mode, metric, test_set"), "Table VI layout")])
+
+
+def _unsaid(df: pd.DataFrame, column: str, key: str) -> str:
+    """The models the entries gave no `key` for, as a sentence ('' when none)."""
+    names = sorted({n.strip() for v in df[column].dropna() for n in str(v).split(",") if n.strip()})
+    return f" No `{key}` given for: {', '.join(names)} (left out, not guessed)." if names else ""
+
+
+def _model_size(b: _Builder) -> Section | None:
+    size = _strict(b.frame("by_model_size"), b.mode)
+    if size.empty:
+        return None
+    f1 = size[size["metric"] == "f1"]
+    shown = f1.assign(label=f1["family"].astype(str) + " / " + f1["inference_mode"].astype(str),
+                      points_per_b=f1["slope_per_b"] * 100)
+    fig = plots.plot_bars(shown.reset_index(drop=True), "label", "points_per_b", b.fig_dir, "scores_by_model_size.png",
+                          "F1 per billion parameters within each model family", "percentage points of F1 per 1B")
+    return Section("model_size", "How do size and score go together?", "Per family (entry key `family`), the slope "
+                   "of each model's F1 on its size (`params_b`), each on its primary format (the paper's RQ7)."
+                   + _unsaid(size, "models_without_size", "params_b"),
+                   [(fig, "One bar per family and mode: the least-squares slope of F1 on billions of parameters, in "
+                          "percentage points per 1B; not defined with fewer than two sizes.")],
+                   [Table(f1.drop(columns=["scoring_mode", "build_fingerprint"], errors="ignore").reset_index(drop=True),
+                          "slope_per_b in F1 per billion parameters (x 100: percentage points), 95 % interval with "
+                          "n_models - 2 degrees of freedom.",
+                          _sql("*", "analysis_scores_by_model_size", f"scoring_mode = '{b.mode}'", "family, metric"))])
+
+
+def _over_time(b: _Builder) -> Section | None:
+    time = _strict(b.frame("over_time"), b.mode)
+    if time.empty:
+        return None
+    f1 = time[(time["metric"] == "f1") & time["previous_model"].notna()]
+    shown = f1.assign(label=f1["family"].astype(str) + ": " + f1["previous_model"].astype(str) + " -> "
+                      + f1["model_name"].astype(str))
+    fig = plots.plot_bars(shown.reset_index(drop=True), "label", "change", b.fig_dir, "scores_over_time.png",
+                          "F1 change from one release of a family to the next", "F1 change")
+    return Section("over_time", "Do newer releases do better?", "Per family, each model against the family's "
+                   "previous release (entry key `release_date`; the paper's RQ2)."
+                   + _unsaid(time, "models_without_date", "release_date"),
+                   [(fig, "One bar per pair of successive releases: the newer one's F1 minus the older one's; right "
+                          "of 0 the newer release does better.")],
+                   [Table(time[time["metric"] == "f1"].drop(columns=["scoring_mode", "build_fingerprint"],
+                                                            errors="ignore").reset_index(drop=True),
+                          "Each release with its mean, the previous release's and the change.",
+                          _sql("*", "analysis_scores_over_time", f"scoring_mode = '{b.mode}'",
+                               "family, metric, release_date"))])
+
+
+def _shots(b: _Builder) -> Section | None:
+    by_shots = _strict(b.frame("by_shots"), b.mode)
+    if by_shots.empty:
+        return None
+    from .shots import shots_table
+
+    recall = by_shots[by_shots["metric"] == "recall"]
+    labelled = recall.assign(label=recall["model_name"].astype(str) + " (" + recall["shots"].astype(str) + "-shot, "
+                             + recall["table_format"].astype(str) + ")")
+    fig = plots.plot_bars(labelled.reset_index(drop=True), "label", "value", b.fig_dir, "scores_by_shots.png",
+                          f"Recall with 0 and 1 worked examples ({b.mode} scoring)", "recall", (0.0, 1.0))
+    return Section("shots", "Does a worked example help?", "Entries with `shots: 1` see another table's question "
+                   "of the same template, with its answer, before each question (the paper's Table VIII).",
+                   [(fig, "One bar per entry and format: its recall; compare an entry with its model's 0-shot one.")],
+                   [Table(shots_table(by_shots), "Recall per model id at 0 and 1 shots (the entries named).",
+                          _sql("*", "analysis_scores_by_shots", f"scoring_mode = '{b.mode}' and metric = 'recall'",
+                               "model, table_format, shots"), "Table VIII layout")])
 
 
 def _judge(b: _Builder) -> Section | None:
@@ -565,6 +666,13 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
+    (_model_size, "How do size and score go together?", "entries naming their model's `family` and size "
+                                                         "`params_b` (two sizes or more in a family)"),
+    (_over_time, "Do newer releases do better?", "entries naming their model's `family` and `release_date` (two "
+                                                 "releases or more in a family)"),
+    (_shots, "Does a worked example help?", "an entry with `shots: 1` beside the same model's 0-shot entry"),
+    (_finetune_gain, "Does fine-tuning help?", "an entry of a fine-tuned model naming `base_model` and "
+                                               "`finetune_set`, beside its base's entry"),
     (_judge, "Does the LLM judge agree with complete containment?", "set var judge_model to an entry"),
     (_choice, "Do the models pass TabIS's two-option items?", "`choice_items: {sample: 100}` in an entry"),
     (_composition, "What does the benchmark hold?", "a benchmark (no tables were built)"),

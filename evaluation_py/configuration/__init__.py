@@ -1,4 +1,5 @@
-"""Models under test as configured: the `eval_models` entries, parsed and checked (`model_specs`).
+"""Models under test as configured: the `eval_models` entries, parsed and checked (`model_specs`), and what an
+entry says about its model for the analyses (`model_metadata`).
 
 The names below are a lazy front: each is imported from its module on first use."""
 from generator_py.core.lazy_front import lazy_front

@@ -8,8 +8,10 @@ from typing import Any, Optional
 from ..backends import base
 from ..backends.params import check_params
 from ..choice.spec import ChoiceSpec, parse_choice_items
+from ..exports.finetune_splits import SPLITS
 from ..prompting.image_prompts import IMAGE_FORMAT, IMAGE_MODES
 from ..prompting.prompts import TABLE_FORMATS
+from .model_metadata import METADATA_KEYS, check_base_models, parse_metadata
 from .redaction import redact_entry, scrub
 
 # The formats an entry may ask for: the text renderings, and the table's PNG (for backends with `images`).
@@ -19,6 +21,11 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns", "variants"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
+# `splits`: the fine-tuning splits (benchmark_finetune_splits) whose tables an entry is asked on, e.g.
+# [test] for a model fine-tuned on the export's train split: scored on tables it never saw
+COMMON_KEYS |= {"splits"}
+COMMON_KEYS |= {"shots"}  # 0 (default) or 1: one worked example before each question (prompting.one_shot)
+COMMON_KEYS |= set(METADATA_KEYS)  # what the entry says about its model, for the analyses (model_metadata)
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
 VARIANTS = ("original", "obfuscated")
@@ -51,6 +58,9 @@ class ModelSpec:
     max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
     choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
     variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
+    splits: Optional[tuple[str, ...]] = None  # fine-tuning splits of the tables asked on (None: every table)
+    metadata: dict = field(default_factory=dict)  # family, params_b, release_date, base_model, finetune_set
+    shots: int = 0  # worked examples before each question: 0 or 1
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -89,6 +99,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
     if not isinstance(raw, list) or not raw:
         raise ValueError(f"var eval_models must be a non-empty list of model entries, got {redact_entry(raw)!r}")
     specs, names = [], set()
+    check_base_models(raw, lambda i, entry: f"eval_models entry {i + 1} ({redact_entry(entry)!r})")
     for i, entry in enumerate(raw):
         where = f"eval_models entry {i + 1} ({redact_entry(entry)!r})"
         if not isinstance(entry, dict):
@@ -129,6 +140,8 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
                 or any(v not in VARIANTS for v in variants)):
             raise ValueError(f"{where}: key `variants` {variants!r} must be a non-empty list of distinct variants "
                              f"among {', '.join(VARIANTS)}")
+        splits = _splits(entry, where)
+        metadata = parse_metadata(entry, where)
         if "obfuscated" in variants and "image" in formats:
             raise ValueError(f"{where}: key `variants`: the obfuscated twins have no images (benchmark_table_images "
                              "draws the originals only); ask them in a text format")
@@ -147,6 +160,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         if IMAGE_FORMAT in formats:
             check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
         sandbox, max_turns = _mode_options(entry, modes, where)
+        shots = _shots(entry, where, modes, formats)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
@@ -166,8 +180,32 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
-                               choice_items=choice_items, variants=tuple(variants)))
+                               choice_items=choice_items, variants=tuple(variants), splits=splits,
+                               metadata=metadata, shots=shots))
     return specs
+
+
+def _shots(entry: dict, where: str, modes: list, formats: list) -> int:
+    """`shots:` 0 or 1; a one-shot example is a text turn of the direct prompt, so 1 needs those."""
+    shots = entry.get("shots", 0)
+    if isinstance(shots, bool) or shots not in (0, 1):
+        raise ValueError(f"{where}: key `shots` {shots!r} must be 0 or 1")
+    if shots == 1 and (list(modes) != ["direct"] or IMAGE_FORMAT in formats):
+        raise ValueError(f"{where}: key `shots: 1` is for the direct mode on text formats (modes [direct], no image)")
+    return shots
+
+
+def _splits(entry: dict, where: str) -> Optional[tuple[str, ...]]:
+    """`splits:`: a non-empty list of distinct fine-tuning splits (a single split may be given bare)."""
+    if "splits" not in entry:
+        return None
+    splits = entry["splits"]
+    splits = [splits] if isinstance(splits, str) else splits
+    if (not isinstance(splits, list) or not splits or len(set(map(str, splits))) != len(splits)
+            or any(s not in SPLITS for s in splits)):
+        raise ValueError(f"{where}: key `splits` {splits!r} must be a non-empty list of distinct fine-tuning "
+                         f"splits among {', '.join(SPLITS)}")
+    return tuple(splits)
 
 
 def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int]]:

@@ -34,26 +34,50 @@ VARIANT_COLUMNS = ("variant", "original_question_id")  # read when the mart has 
 TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
 QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
+ONE_SHOT_KIND_COLUMNS = ("template_id", "family")  # prompting.one_shot.KIND_COLUMNS beyond `source`
 
 
 log = logging.getLogger(__name__)
 
 
 def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, seed_raw,
-                check_replay: bool = False, images=None) -> EvalInputs:
+                check_replay: bool = False, images=None, splits=None) -> EvalInputs:
     """Specs and requests; with `check_replay`, every replay file is first tied to these questions.
 
     `images` (benchmark_table_images rows, or a function giving them) is what `formats: [image]`
     requests point at; it is read only when an entry asks for images, so a build without image
-    entries needs no images built."""
+    entries needs no images built. `splits` (benchmark_finetune_splits rows, or a function giving
+    them) likewise, read only when an entry has `splits:`."""
     specs = parse_eval_models(parse_config(eval_models_raw))
     if images is not None and any(IMAGE_FORMAT in spec.formats for spec in specs):
         tables = with_table_images(tables, images() if callable(images) else images)
+    asking = [spec.name for spec in specs if spec.splits]
+    if asking and splits is not None:
+        questions = with_finetune_splits(questions, splits, asking[0])
     seed = seed_var(seed_raw)
     if check_replay:
         check_replay_files(specs, questions)
     benchmark = BenchmarkLookup(questions, tables)
     return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
+
+
+def with_finetune_splits(questions: pd.DataFrame, splits, entry_name: str) -> pd.DataFrame:
+    """`questions` with each one's table's fine-tuning split (column `split`), for entries with `splits:`."""
+    from ..running.requests import SPLIT_COLUMN
+
+    try:
+        rows = splits() if callable(splits) else splits
+    except Exception as e:  # the relation is not built: the finetune tag was left out of the selection
+        raise ValueError(f"eval_models entry {entry_name!r}: key `splits` reads benchmark_finetune_splits, which "
+                         f"could not be read ({type(e).__name__}); build it too (`--select +tag:finetune`, or "
+                         "`--selector full`)") from None
+    split_of = dict(zip(rows["table_id"], rows["split"]))
+    split = questions["table_id"].map(split_of)
+    if split.isna().any():
+        raise ValueError(f"eval_models entry {entry_name!r}: key `splits`: table "
+                         f"{questions.loc[split.isna(), 'table_id'].iloc[0]!r} has no row in benchmark_finetune_splits; "
+                         "rebuild it")
+    return questions.assign(**{SPLIT_COLUMN: split.to_numpy()})
 
 
 def check_build_inputs(eval_models_raw, judge_model_raw, finetune_split_fractions_raw, release_dir) -> None:
@@ -86,18 +110,24 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
 
 
 def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
-                               images=None) -> EvalInputs:
+                               images=None, splits=None) -> EvalInputs:
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
     # the questions' own table views (naming families), where the mart has them
     question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS if c in present)
+    # what a one-shot example is chosen by (its kind: template, family), where the mart has them
+    question_columns += tuple(c for c in ONE_SHOT_KIND_COLUMNS if c in present)
     # `images`: a function giving the relation (called only for image entries), or the relation itself
     def image_rows():
         return _columns(images() if callable(images) else images, IMAGE_INPUT_COLUMNS)
 
+    def split_rows():
+        return _columns(splits() if callable(splits) else splits, ("table_id", "split"))
+
     return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
-                       eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None)
+                       eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None,
+                       split_rows if splits is not None else None)
 
 
 def _columns(relation, columns) -> pd.DataFrame:
@@ -152,6 +182,29 @@ def eval_entries(eval_models_raw, scope_raw):
 def sandbox_of_entries(eval_models_raw) -> dict[str, str]:
     """model name -> the sandbox its pot / icot code runs in (the entry's `sandbox:`, default bubblewrap)."""
     return {spec.name: spec.sandbox for spec in parse_eval_models(parse_config(eval_models_raw))}
+
+
+def entry_metadata(eval_models_raw, scope_raw=None) -> pd.DataFrame:
+    """One row per entry the build evaluates (the baselines added as eval_entries adds them): model_name, what
+    the entry says about its model (configuration.model_metadata), NULL where it says nothing, and its `shots`."""
+    from ..configuration.model_metadata import METADATA_KEYS
+
+    specs = parse_eval_models(eval_entries(eval_models_raw, scope_raw))
+    out = pd.DataFrame({"model_name": [s.name for s in specs],
+                        **{k: [s.metadata.get(k) for s in specs] for k in METADATA_KEYS},
+                        "shots": pd.array([s.shots for s in specs], dtype="int64")})
+    out["params_b"] = pd.to_numeric(out["params_b"], errors="raise").astype("float64")
+    return out.astype({k: "object" for k in METADATA_KEYS if k != "params_b"})
+
+
+def scores_of_models(relation, models, columns="*") -> pd.DataFrame:
+    """eval_scores rows (a relation) of the named models only: no read at all when there are none (the
+    analyses of entry metadata cost nothing in a build whose entries say nothing)."""
+    names = sorted({str(m) for m in models})
+    if not names:
+        return relation.limit(0).project(columns).df()
+    quoted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
+    return relation.filter(f"model_name in ({quoted})").project(columns).df()
 
 
 def table_images_in(relation, folder) -> object:

@@ -38,12 +38,15 @@ from generator_py.exports.parquet import (PARQUET_COMPRESSION, PARQUET_COMPRESSI
 from ..backends.oracle_backend import gt_to_answer
 from .finetune_splits import SPLITS
 from ..prompting.prompts import PROMPT, build_messages
+from ..running.requests import QUESTION_RENDERING_COLUMN, question_table_texts
 
 HF_DIR = "hf"
 LLAMAFACTORY_DIR = "llamafactory"
 DATASET_INFO = "dataset_info.json"
 CARD = "README.md"
 TABLE_FORMAT = "html"  # the rendering questions are asked on (the evaluation's default format)
+# The column of benchmark_questions with a question's own view in that format (NULL: its table's)
+QUESTION_VIEW_COLUMN = QUESTION_RENDERING_COLUMN[TABLE_FORMAT]
 EXAMPLE_COLUMNS = ("id", "table_id", "original_table_id", "split", "instruction", "input", "output")
 # Columns of benchmark_questions carried into the questions config beside the example (when the mart has them).
 QUESTION_COLUMNS = ("source", "dataset", "template_id", "suite", "family", "variant", "question", "answer_gt")
@@ -53,6 +56,30 @@ CHOICE_INSTRUCTION = (
     "do not use outside knowledge.\n"
     "Reply with only the letter of the right option: A or B. Give no explanation and no other text."
 )
+
+
+# The paper's three fine-tuning sets of questions: real tables only, synthetic only, both. A source's
+# questions are one config of files (questions_<source>); a set of several sources is the union of their
+# configs (a card config listing their files, a comma-separated dataset list in LLaMA-Factory), stored once.
+SOURCE_CONFIGS = {"real": "questions_real", "synthetic": "questions_synthetic"}
+FINETUNE_SETS = {"real": ("questions_real",), "synthetic": ("questions_synthetic",),
+                 "real_synthetic": ("questions_real", "questions_synthetic")}
+COMBINED_CONFIGS = {"questions": FINETUNE_SETS["real_synthetic"]}  # card configs made of other configs' files
+
+
+def source_config(source: str, question_id: str) -> str:
+    """The config a question of `source` is exported in; an error names a question of another source."""
+    if source not in SOURCE_CONFIGS:
+        raise ValueError(f"fine-tuning export: question {question_id!r} has source {source!r}; "
+                         f"sources are {', '.join(SOURCE_CONFIGS)}")
+    return SOURCE_CONFIGS[source]
+
+
+def set_datasets(finetune_set: str, split: str = "train") -> str:
+    """LLaMA-Factory's `dataset` value for a fine-tuning set: its configs' `split` entries of dataset_info.json."""
+    if finetune_set not in FINETUNE_SETS:
+        raise ValueError(f"unknown fine-tuning set {finetune_set!r}; sets are {', '.join(FINETUNE_SETS)}")
+    return ",".join(alpaca_name(config, split)[:-len(".json")] for config in FINETUNE_SETS[finetune_set])
 
 
 @dataclass(frozen=True)
@@ -75,14 +102,17 @@ def _split_columns(frame: pd.DataFrame, splits: pd.DataFrame, table_column: str 
 
 
 def question_examples(questions: pd.DataFrame, tables: pd.DataFrame, splits: pd.DataFrame) -> pd.DataFrame:
-    """One example per question: the evaluation's prompt on the HTML table, and the expected reply."""
-    html = dict(zip(tables["table_id"], tables[TABLE_FORMAT]))
+    """One example per question: the evaluation's prompt on the question's HTML view, and the expected reply.
+
+    The view is the one an evaluation prompt shows (`requests.question_table_texts`): a question that hides
+    part of its table (`rendering_html`, the naming families: the caption or header that is its answer)
+    is shown without it, so no example shows its own answer."""
     q = _split_columns(questions, splits)
-    missing = q.loc[q["table_id"].map(html).isna(), "question_id"]
-    if len(missing):
-        raise ValueError(f"fine-tuning export: question {missing.iloc[0]!r} has a table without {TABLE_FORMAT}")
-    inputs = [build_messages(html[t], TABLE_FORMAT, text)[1]["content"]
-              for t, text in zip(q["table_id"], q["question"])]
+    texts = question_table_texts(q, tables, TABLE_FORMAT)
+    missing = [qid for qid, text in zip(q["question_id"], texts) if not isinstance(text, str)]
+    if missing:
+        raise ValueError(f"fine-tuning export: question {missing[0]!r} has a table without {TABLE_FORMAT}")
+    inputs = [build_messages(text, TABLE_FORMAT, question)[1]["content"] for text, question in zip(texts, q["question"])]
     out = pd.DataFrame({"id": q["question_id"].astype(str).to_numpy(), "table_id": q["table_id"].to_numpy(),
                         "original_table_id": q["original_table_id"].to_numpy(), "split": q["split"].to_numpy(),
                         "instruction": PROMPT.system, "input": inputs,
@@ -137,13 +167,20 @@ def alpaca_name(config: str, split: str) -> str:
     return f"hctqa_{config}_{split}.json"
 
 
-def dataset_card(counts: dict[str, dict[str, tuple[int, int]]]) -> str:
+def dataset_card(counts: dict[str, dict[str, tuple[int, int]]], combined: Optional[dict] = None) -> str:
     """The README that tells `datasets` which files are which config and split (YAML front matter);
-    `counts`: config -> split -> (examples, tables)."""
+    `counts`: config -> split -> (examples, tables); `combined`: a config made of other configs' files
+    (the configs it unites, each in `counts`)."""
     lines = ["---", "configs:"]
     for config in counts:
         lines += [f"- config_name: {config}", "  data_files:"]
         lines += [f"  - split: {s}\n    path: {config}/{parquet_name(s)}" for s in SPLITS]
+    for config, parts in (combined or {}).items():
+        lines += [f"- config_name: {config}", "  data_files:"]
+        for s in SPLITS:
+            # the parts with examples in the split: an empty part's file has no columns of its own to unite
+            shown = [p for p in parts if counts[p][s][0]] or list(parts[:1])
+            lines += [f"  - split: {s}", "    path:"] + [f"    - {part}/{parquet_name(s)}" for part in shown]
     lines += ["---", "", "# HCT-QA fine-tuning sets", "",
               "Built by this project's `dbt build` (model benchmark_finetune_exports). Splits are by table: a "
               "table and its variants are in one split only, drawn from the seed and the original table's id.", "",
@@ -152,6 +189,9 @@ def dataset_card(counts: dict[str, dict[str, tuple[int, int]]]) -> str:
         for s in SPLITS:
             n_examples, n_tables = per_split[s]
             lines.append(f"| {config} | {s} | {n_examples} | {n_tables} |")
+    for config, parts in (combined or {}).items():
+        lines += ["", f"Config `{config}` is {' and '.join(f'`{p}`' for p in parts)} together (their files with "
+                  "examples)."]
     lines += ["", "Columns: `instruction`, `input`, `output` (the prompt and the expected reply), `id`, `table_id`, "
               "`original_table_id`, `split`, and the config's own (see the project's models/benchmark/"
               "_benchmark_finetune_exports.yml).", ""]
@@ -250,12 +290,14 @@ class _SplitFile:
         return path.with_name(path.name + ".tmp")
 
 
-def write_finetune_exports(out_dir, configs: dict, alpaca_json: bool = False) -> list[WrittenFile]:
+def write_finetune_exports(out_dir, configs: dict, alpaca_json: bool = False,
+                           combined: Optional[dict] = None) -> list[WrittenFile]:
     """Write every config's splits as Parquet (+ the dataset card) and LLaMA-Factory's dataset_info.json
     under `out_dir`; with `alpaca_json` also each split as alpaca JSON (for readers without Parquet).
 
     `configs` maps a config's name to its examples: a frame, or an iterable of frames (`example_batches`)
-    in split order, then id order, none across two splits. dataset_info.json names the Parquet files
+    in split order, then id order, none across two splits; `combined` names card configs made of
+    those configs' files (COMBINED_CONFIGS, where every config it unites is written). dataset_info.json names the Parquet files
     (LLaMA-Factory reads Parquet by the file's extension), or the JSON ones when `alpaca_json`.
     """
     out = Path(out_dir)
@@ -297,7 +339,8 @@ def write_finetune_exports(out_dir, configs: dict, alpaca_json: bool = False) ->
                 "file_name": os.path.relpath(target, lf).replace(os.sep, "/"), "formatting": "alpaca",
                 "columns": {"prompt": "instruction", "query": "input", "response": "output"}}
     hf.mkdir(parents=True, exist_ok=True)
-    _write_text(hf / CARD, dataset_card(counts))
+    combined = {c: parts for c, parts in (combined or {}).items() if all(p in counts for p in parts)}
+    _write_text(hf / CARD, dataset_card(counts, combined))
     written.append(WrittenFile(hf / CARD, None, None, "card", None, None))
     _write_text(lf / DATASET_INFO, json.dumps(dataset_info, indent=2, ensure_ascii=False) + "\n")
     written.append(WrittenFile(lf / DATASET_INFO, None, None, "dataset_info", None, None))

@@ -24,8 +24,12 @@ RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a co
 QUESTION_RENDERING_COLUMN = {name: f"rendering_{name}" for name in format_names(text_only=True)}
 
 
+SPLIT_COLUMN = "split"  # a question's table's fine-tuning split, where an entry asks for `splits`
+
+
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The model's questions: its sources, then a seeded sample stable across runs and scales.
+    """The model's questions: its sources and fine-tuning splits, then a seeded sample stable across runs
+    and scales.
 
     The sample order depends on the seed and the question only (not on the model), so models with the
     same `sources` and `sample` answer the same questions and a smaller sample is part of a larger one:
@@ -40,6 +44,11 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
         q = q[q["variant"] == "original"]
     if spec.sources:
         q = q[q["source"].isin(spec.sources)]
+    if spec.splits:
+        if SPLIT_COLUMN not in q.columns:
+            raise ValueError(f"eval_models entry {spec.name!r}: key `splits` needs each table's fine-tuning split "
+                             "(benchmark_finetune_splits), which was not given")
+        q = q[q[SPLIT_COLUMN].isin(spec.splits)]
     if spec.sample is not None and len(q) > spec.sample:
         order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
@@ -63,13 +72,23 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     if reads and benchmark is None:
         benchmark = BenchmarkLookup(questions, tables)
     # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
-    table_ids = tables["table_id"].tolist()
     rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist()))
     read_of = {(q, t): benchmark.fields(q, t, reads) for q, t, _ in rows} if reads else {}
     # A question that hides part of its table (a naming family) is asked only where the hidden view is what
     # the model sees: not on the image (drawn from the whole table) and not in a mode that runs code (its
     # program reads the table's own renderings), where the answer would be in plain sight.
     hiding = _questions_with_own_view(chosen)
+    example_of, example_text = {}, {}
+    if spec.shots == 1:  # one worked example before each question (prompting.one_shot)
+        from ..backends.oracle_backend import gt_to_answer
+        from ..prompting.one_shot import one_shot_examples
+
+        pool = questions.set_index("question_id", drop=False)
+        example_of = {q: (pool.at[e, "question"], gt_to_answer(pool.at[e, "answer_gt"]), e)
+                      for q, e in one_shot_examples(chosen, questions, seed).items()}
+        examples = pool.loc[sorted({e for _, _, e in example_of.values()})]
+        example_text = {f: dict(zip(examples["question_id"], question_table_texts(examples, tables, f)))
+                        for f in spec.formats if f != IMAGE_FORMAT}
     out = []
     for mode_name in spec.modes:
         mode = get_mode(mode_name)
@@ -77,22 +96,19 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
             if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.prompting.image_prompts)
                 image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
                 prompt_version = IMAGE_PROMPT_VERSION
-                own = {}
             else:
-                text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
+                text_of = dict(zip(chosen["question_id"].tolist(), question_table_texts(chosen, tables, table_format)))
                 prompt_version = mode.prompt_version
-                own_column = QUESTION_RENDERING_COLUMN[table_format]
-                own = ({} if own_column not in chosen.columns else
-                       {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist())
-                        if isinstance(t, str)})
             for question_id, table_id, question in rows:
                 if question_id in hiding and (table_format == IMAGE_FORMAT or mode.runs_code):
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
+                elif question_id in example_of:
+                    messages = _one_shot_messages(text_of[question_id], table_format, question, spec.system_role,
+                                                  example_of[question_id], example_text[table_format])
                 else:
-                    table_text = own.get(question_id) or text_of[table_id]
-                    messages = mode.build_messages(table_text, table_format, question,
+                    messages = mode.build_messages(text_of[question_id], table_format, question,
                                                    system_role=spec.system_role)
                 identity = {"entry": spec.identity, "request": read_of.get((question_id, table_id), {})}
                 if mode.multi_turn and mode.runs_code:
@@ -106,6 +122,27 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
                     prompt_version=prompt_version))
     return out
+
+
+def _one_shot_messages(table_text: str, table_format: str, question: str, system_role: bool, example: tuple,
+                       example_texts: dict) -> tuple[dict, ...]:
+    from ..prompting.one_shot import with_example
+    from ..prompting.prompts import build_messages
+
+    example_question, example_answer, example_id = example
+    shown = build_messages(example_texts[example_id], table_format, example_question, system_role=system_role)
+    asked = build_messages(table_text, table_format, question)
+    return with_example(asked, shown, example_answer)
+
+
+def question_table_texts(questions: pd.DataFrame, tables: pd.DataFrame, table_format: str) -> list:
+    """Each question's table text in `table_format` as its prompt shows it: the question's own view
+    (`rendering_<format>`, a naming family hiding its answer) where it has one, else its table's rendering.
+    None where the table has no such rendering (or is not in `tables`)."""
+    text_of = dict(zip(tables["table_id"].tolist(), tables[RENDERING_COLUMN[table_format]].tolist()))
+    own_column = QUESTION_RENDERING_COLUMN[table_format]
+    own = questions[own_column].tolist() if own_column in questions.columns else [None] * len(questions)
+    return [o if isinstance(o, str) and o else text_of.get(t) for o, t in zip(own, questions["table_id"].tolist())]
 
 
 def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:

@@ -39,7 +39,7 @@ from ..running.store import PredictionStore
 
 JUDGE_METRIC = "judge"
 DEFAULT_JUDGE_NAME = "judge"
-NOT_FOR_A_JUDGE = ("formats", "sources", "sample", "modes")
+NOT_FOR_A_JUDGE = ("formats", "sources", "sample", "modes", "splits", "shots")
 UNPARSABLE = "unparsable_verdict"
 
 JUDGEMENT_COLUMNS = ["cache_key", "question_id", "model_name", "inference_mode", "judge_key", "judge_name",

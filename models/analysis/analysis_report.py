@@ -34,6 +34,7 @@ def model(dbt, session):
         frames={
             "leaderboard": dbt.ref("eval_leaderboard").df(),
             "text_vs_image": dbt.ref("analysis_text_vs_image").df(),
+            "text_vs_image_by_size": dbt.ref("analysis_text_vs_image_by_table_size").df(),
             "by_template": dbt.ref("analysis_scores_by_template").df(),
             "by_question_property": dbt.ref("analysis_scores_by_question_property").df(),
             "by_aggregation_type": dbt.ref("analysis_scores_by_aggregation_type").df(),
@@ -43,6 +44,10 @@ def model(dbt, session):
             "regression": dbt.ref("analysis_property_regression").df(),
             "composition": dbt.ref("analysis_benchmark_composition").df(),
             "obfuscation_gap": dbt.ref("analysis_obfuscation_gap").df(),
+            "finetune_gain": dbt.ref("analysis_finetune_gain").df(),
+            "by_model_size": dbt.ref("analysis_scores_by_model_size").df(),
+            "over_time": dbt.ref("analysis_scores_over_time").df(),
+            "by_shots": dbt.ref("analysis_scores_by_shots").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),

@@ -1,7 +1,11 @@
 """Writes the fine-tuning sets (Hugging Face Parquet splits, LLaMA-Factory's dataset_info.json naming them)
 under <exports_dir>/, a batch of examples at a time."""
-from evaluation_py.exports.finetune_sets import (QUESTION_COLUMNS, choice_examples, example_batches, question_examples,
-                                           write_finetune_exports, written_frame)
+from pathlib import Path
+
+from evaluation_py.exports.finetune_training import write_training_configs
+from evaluation_py.exports.finetune_sets import (LLAMAFACTORY_DIR, COMBINED_CONFIGS, QUESTION_COLUMNS, QUESTION_VIEW_COLUMN, SOURCE_CONFIGS,
+                                                choice_examples, example_batches, question_examples, source_config,
+                                                write_finetune_exports, written_frame)
 from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
 from generator_py.dbt_glue.vars import bool_var
 
@@ -17,7 +21,9 @@ def model(dbt, session):
     alpaca_json = bool_var("finetune_alpaca_json", dbt.config.get("finetune_alpaca_json"), False)
     splits = dbt.ref("benchmark_finetune_splits").project("table_id, original_table_id, split").df()
     tables = dbt.ref("benchmark_tables").project("table_id, variant, html, csv").df()
-    questions = _project(dbt.ref("benchmark_questions"), ("question_id", "table_id", *QUESTION_COLUMNS))
+    # a naming question's own view (its answer hidden) is what its example shows, as its prompt does
+    questions = _project(dbt.ref("benchmark_questions"),
+                         ("question_id", "table_id", *QUESTION_COLUMNS, QUESTION_VIEW_COLUMN))
     items = _project(dbt.ref("benchmark_choice_items"),
                      ("item_id", "table_id", "other_table_id", "other_table_position", "subset", "content_variant",
                       "question", "option_a", "option_b", "correct_option", "table_csv"))
@@ -30,17 +36,22 @@ def model(dbt, session):
                              "is not in benchmark_finetune_splits")
         return frame.assign(id=frame[id_column].astype(str), split=split)
 
-    configs = {}
+    def examples_of(rows):
+        return example_batches(keyed(rows, "question_id"),
+                               lambda part: question_examples(part.drop(columns=["id", "split"]), tables, splits))
+
     variants = questions["variant"] if "variant" in questions.columns else None
-    # originals and obfuscated twins in configs of their own: a user of the originals filters nothing out
-    for config, rows in (("questions", questions if variants is None else questions[variants != "obfuscated"]),
-                         ("questions_obfuscated", None if variants is None else questions[variants == "obfuscated"])):
-        if rows is not None and (config == "questions" or len(rows)):
-            configs[config] = example_batches(keyed(rows, "question_id"),
-                                              lambda part: question_examples(part.drop(columns=["id", "split"]),
-                                                                             tables, splits))
+    originals = questions if variants is None else questions[variants != "obfuscated"]
+    # one config per source (the fine-tuning sets are these, alone or together); the obfuscated twins
+    # in a config of their own: a user of the originals filters nothing out
+    config_of = [source_config(s, q) for s, q in zip(originals["source"], originals["question_id"])]
+    configs = {config: examples_of(originals[[c == config for c in config_of]]) for config in SOURCE_CONFIGS.values()}
+    if variants is not None and (variants == "obfuscated").any():
+        configs["questions_obfuscated"] = examples_of(questions[variants == "obfuscated"])
     configs["choice_items"] = example_batches(keyed(items, "item_id"),
                                               lambda part: choice_examples(part.drop(columns=["id", "split"]),
                                                                            tables, splits))
-    written = write_finetune_exports(out_dir, configs, alpaca_json=alpaca_json)
+    written = write_finetune_exports(out_dir, configs, alpaca_json=alpaca_json, combined=COMBINED_CONFIGS)
+    # a LLaMA-Factory training config per fine-tuning set with training examples (scripts/finetune.sh runs one)
+    written += write_training_configs(Path(out_dir) / LLAMAFACTORY_DIR, written)
     return stamp(written_frame(written), dbt.ref("stg_build_config"))

@@ -17,9 +17,13 @@ def model(dbt, session):
         folder = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
         return table_images_in(dbt.ref("benchmark_table_images"), folder)
 
+    def finetune_splits():  # read only when an entry has `splits:`: a build without them needs none built
+        return dbt.ref("benchmark_finetune_splits")
+
     entries = eval_entries(dbt.config.get("eval_models"), dbt.config.get("eval_scope"))
     inputs = eval_inputs_from_relations(dbt.ref("benchmark_questions"), dbt.ref("benchmark_tables"),
-                                        entries, dbt.config.get("seed"), check_replay=True, images=table_images)
+                                        entries, dbt.config.get("seed"), check_replay=True, images=table_images,
+                                        splits=finetune_splits)
     config = dbt.ref("stg_build_config")
     out = build_requests_with_results(requests_table(inputs.requests), entries, dbt.config.get("eval_scope"),
                                       dbt.config.get("eval_remove_models"), fingerprint_of(config),

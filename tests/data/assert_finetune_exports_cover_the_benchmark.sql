@@ -1,5 +1,5 @@
--- The questions config has every original question of benchmark_questions once over its three splits,
--- questions_obfuscated every twin, and where the alpaca JSON is written (var finetune_alpaca_json) its
+-- Each source's config (questions_real, questions_synthetic) has every original question of that source in
+-- benchmark_questions once over its three splits (none: no examples), questions_obfuscated every twin, and where the alpaca JSON is written (var finetune_alpaca_json) its
 -- per-split files agree with the Parquet ones on their counts.
 with parquet as (
     select config, split, n_examples from {{ ref('benchmark_finetune_exports') }} where file_format = 'parquet'
@@ -10,7 +10,7 @@ alpaca as (
 ),
 
 questions as (
-    select case when coalesce(variant, 'original') = 'original' then 'questions' else 'questions_' || variant end
+    select case when coalesce(variant, 'original') = 'original' then 'questions_' || source else 'questions_' || variant end
                as config,
            count(*) as n
     from {{ ref('benchmark_questions') }}
@@ -25,7 +25,7 @@ select 'config ' || coalesce(q.config, e.config) || ' has ' || coalesce(e.n, 0) 
        || coalesce(q.n, 0) || ' rows' as problem
 from exported as e
 full outer join questions as q using (config)
-where e.n is distinct from q.n
+where coalesce(e.n, 0) <> coalesce(q.n, 0)
 union all
 select 'config ' || p.config || ' split ' || p.split || ': parquet ' || p.n_examples || ' examples, alpaca '
        || coalesce(a.n_examples::varchar, 'none') as problem

@@ -64,3 +64,22 @@ def test_hctqa_questions_are_those_of_the_default_build(treb_db, ci_db):
     query = f"select md5(string_agg(row({listed})::varchar, chr(30) order by question_id)), count(*) " \
             "from main.benchmark_questions where suite = 'hctqa'"
     assert treb_db.execute(query).fetchone() == ci_db.execute(query).fetchone()
+
+
+def test_no_fine_tuning_example_shows_the_answer_its_question_hides(treb_db):
+    from evaluation_py.exports.finetune_sets import question_examples
+    from evaluation_py.exports.finetune_splits import table_splits
+    from generator_py.render.html import escape
+
+    questions = treb_db.execute(
+        "select question_id, table_id, source, family, question, answer_gt, rendering_html, "
+        "json_extract_string(answer_rows, '$[0][0]') as answer from main.benchmark_questions "
+        "where family in ('title_name', 'header_name')").df()
+    tables = treb_db.execute("select table_id, html from main.benchmark_tables").df()
+    examples = question_examples(questions, tables, table_splits(tables[["table_id"]], 42))
+    answer_of = dict(zip(questions["question_id"], zip(questions["family"], questions["answer"])))
+    assert len(examples) == len(questions) > 0
+    for qid, text in zip(examples["id"], examples["input"]):
+        family, answer = answer_of[qid]
+        # the hidden caption or header cell is nowhere in the table the example shows
+        assert f">{escape(answer)}<" not in text and (family != "title_name" or "<caption" not in text), qid

@@ -10,10 +10,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from evaluation_py.backends.oracle_backend import gt_to_answer
-from evaluation_py.exports.finetune_sets import (CHOICE_INSTRUCTION, choice_examples, composition_rows, example_batches,
-                                           question_examples, write_finetune_exports, written_frame)
+from evaluation_py.configuration.model_specs import parse_eval_models
+from evaluation_py.exports.finetune_sets import (CHOICE_INSTRUCTION, COMBINED_CONFIGS, FINETUNE_SETS, SOURCE_CONFIGS,
+                                                choice_examples, composition_rows, example_batches, question_examples,
+                                                set_datasets, source_config, write_finetune_exports, written_frame)
 from evaluation_py.exports.finetune_splits import SPLITS, parse_fractions, split_of, table_splits
 from evaluation_py.prompting.prompts import PROMPT, build_messages
+from evaluation_py.running.requests import build_requests
 
 
 def test_split_shares_follow_the_fractions_and_depend_on_seed_and_original_only():
@@ -191,3 +194,58 @@ def test_the_same_benchmark_gives_the_same_bytes(bench, tmp_path):
                    "choice_items": choice_examples(items, tables, splits)}
         return {w.path.relative_to(folder): w.path.read_bytes() for w in write_finetune_exports(folder, configs)}
     assert write(tmp_path / "a") == write(tmp_path / "b")
+
+
+def test_no_example_shows_the_answer_its_question_hides(bench):
+    # a title_name question (the caption is its answer) and a header_name one (a header cell is) show the
+    # table without it, as their evaluation prompts do; the table's own HTML has both
+    tables, _, _, splits = bench
+    tables = tables.assign(html=["<table><caption>Population of Doha</caption><tr><th>Year</th></tr>"
+                                 f"<tr><td>{i}</td></tr></table>" for i in range(len(tables))])
+    hidden = {"title_name": ("Population of Doha", "<table><tr><th>Year</th></tr><tr><td>0</td></tr></table>"),
+              "header_name": ("Year", "<table><caption>Population of Doha</caption><tr><th></th></tr>"
+                                      "<tr><td>0</td></tr></table>")}
+    questions = pd.DataFrame({
+        "question_id": ["t00--title_name", "t00--header_name", "t00--q1"], "table_id": "t00", "source": "synthetic",
+        "family": ["title_name", "header_name", None],
+        "question": ["What is the table's title?", "Which label is blank?", "What is the Pop of Doha?"],
+        "answer_gt": [f"{{{hidden['title_name'][0]}}}", f"{{{hidden['header_name'][0]}}}", "{0}"],
+        "rendering_html": [hidden["title_name"][1], hidden["header_name"][1], None]})
+    ex = question_examples(questions, tables, splits).set_index("id")
+    for family, (answer, view) in hidden.items():
+        text = ex.at[f"t00--{family}", "input"]
+        assert answer not in text.replace(questions.set_index("family").at[family, "question"], "")
+        assert view in text and tables.at[0, "html"] not in text
+    assert tables.at[0, "html"] in ex.at["t00--q1", "input"]  # a question hiding nothing shows its table
+    # the example's input is the user message of the question's evaluation prompt
+    (spec,) = parse_eval_models([{"name": "m", "backend": "oracle"}])
+    prompts = {r.question_id: r.messages[-1]["content"] for r in build_requests(spec, questions, tables, 42)}
+    assert prompts == ex["input"].to_dict()
+
+
+def test_the_three_fine_tuning_sets_are_the_source_configs_alone_or_together(bench, tmp_path):
+    tables, questions, _, splits = bench
+    questions = questions.assign(source=["real" if i % 3 == 0 else "synthetic" for i in range(len(questions))])
+    frames = {config: question_examples(questions[questions["source"] == source], tables, splits)
+              for source, config in SOURCE_CONFIGS.items()}
+    write_finetune_exports(tmp_path / "exports", frames, combined=COMBINED_CONFIGS)
+    hf = tmp_path / "exports" / "hf"
+    front = (hf / "README.md").read_text().split("---")[1]
+    # `questions` is both sources' files, listed per split; no file of its own
+    block = front[front.index("- config_name: questions\n"):]
+    for split in SPLITS:
+        assert (f"  - split: {split}\n    path:\n    - questions_real/{split}-00000-of-00001.parquet\n"
+                f"    - questions_synthetic/{split}-00000-of-00001.parquet") in block
+    assert not (hf / "questions").exists()
+    real_ids = set(pq.read_table(hf / "questions_real" / "train-00000-of-00001.parquet").column("id").to_pylist())
+    assert real_ids and all(int(i[1:]) % 3 == 0 for i in real_ids)
+    assert set_datasets("real_synthetic") == "hctqa_questions_real_train,hctqa_questions_synthetic_train"
+    assert set_datasets("real", "test") == "hctqa_questions_real_test" and set(FINETUNE_SETS) == {
+        "real", "synthetic", "real_synthetic"}
+    with pytest.raises(ValueError, match=r"question 'q1' has source 'web'; sources are real, synthetic"):
+        source_config("web", "q1")
+    with pytest.raises(ValueError, match=r"unknown fine-tuning set 'both'"):
+        set_datasets("both")
+    # a combined config whose parts were not all written is left out of the card
+    write_finetune_exports(tmp_path / "b", {"questions_real": frames["questions_real"]}, combined=COMBINED_CONFIGS)
+    assert "config_name: questions\n" not in (tmp_path / "b" / "hf" / "README.md").read_text()

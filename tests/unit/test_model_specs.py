@@ -34,7 +34,7 @@ def test_unknown_key_names_entry_key_and_closest_known_key(entry, key, closest):
 
 def test_unknown_key_without_a_close_one_lists_the_known_keys():
     msg = error_of({"name": "m", "backend": "oracle", "zzzz": 1})
-    assert "unknown key 'zzzz'" in msg and "known keys: backend, choice_items, formats, max_turns, model, modes, name, params, sample, sandbox" in msg
+    assert "unknown key 'zzzz'" in msg and "known keys: backend, base_model, choice_items, family, finetune_set, formats, max_turns, model, modes, name, params, params_b, release_date, sample, sandbox, shots, sources, splits" in msg
 
 
 def test_a_key_of_another_backend_is_unknown():

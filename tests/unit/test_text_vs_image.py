@@ -46,3 +46,38 @@ def test_no_model_with_both_gives_typed_empty_rows_and_no_report_section(tmp_pat
     sections, unanswered = report_sections({**frames, "leaderboard": board.iloc[1:]}, pd.DataFrame(), tmp_path / "b")
     assert "text_vs_image" not in [x.key for x in sections]
     assert any(u.title == "Text versus image" and "formats: [image]" in u.remedy for u in unanswered)
+
+
+def test_by_table_size_pairs_the_formats_on_the_questions_of_each_bin(tmp_path):
+    from pathlib import Path
+
+    from evaluation_py.analysis.modality import BY_SIZE_COLUMNS, size_bin, text_vs_image_by_table_size
+
+    assert [size_bin(n) for n in (1, 50, 51, 200, 201, 500, 501, 9999)] == [
+        "1-50", "1-50", "51-100", "101-200", "201-500", "201-500", "501+", "501+"]
+    assert size_bin(None) is None
+    tables = pd.DataFrame({"table_id": ["small", "big", "huge"], "n_cells": [20, 300, 800]})
+    rows = []
+    for q, t, text, image in (("q1", "small", 0.5, 1.0), ("q2", "small", 0.5, 0.0), ("q3", "big", 1.0, 0.0),
+                              ("q4", "huge", 1.0, 1.0)):
+        for fmt, v in (("html", text), ("image", image)):
+            rows.append(("vl", fmt, "direct", "strict", "f1", q, t, v, False))
+    rows.append(("vl", "html", "direct", "strict", "f1", "q5", "huge", 0.0, False))  # no image answer: unpaired
+    rows.append(("llm", "html", "direct", "strict", "f1", "q1", "small", 1.0, False))  # text only: no rows
+    scores = pd.DataFrame(rows, columns=["model_name", "table_format", "inference_mode", "scoring_mode", "metric",
+                                         "question_id", "table_id", "value", "left_out"])
+    out = text_vs_image_by_table_size(scores, tables)
+    assert list(out.columns) == BY_SIZE_COLUMNS and set(out["model_name"]) == {"vl"}
+    assert out["size_bin"].tolist() == ["1-50", "201-500", "501+"]
+    assert out["n_questions"].tolist() == [2, 1, 1] and out["image_minus_text"].tolist() == [0.0, -1.0, 0.0]
+    assert out.loc[2, "text_value"] == 1.0 and (out.loc[1, "min_cells"], out.loc[1, "max_cells"]) == (300, 300)
+    assert text_vs_image_by_table_size(scores[scores["table_format"] == "html"], tables).empty
+    # the report's RQ10 section shows it beside the per-format comparison
+    scores = scores.assign(backend="openai", model=scores["model_name"])
+    frame = by_format([("vl", "direct", "strict", "html", "f1", 0.75, 5, 0, 0.0),
+                       ("vl", "direct", "strict", "image", "f1", 0.5, 4, 0, -0.25)])
+    sections, _ = report_sections({"by_table_format": frame, "text_vs_image": text_vs_image(frame),
+                                   "text_vs_image_by_size": out}, scores, tmp_path)
+    (section,) = [s for s in sections if s.key == "text_vs_image"]
+    assert [t.title for t in section.tables][-1] == "By table size" and len(section.figures) == 2
+    assert Path(section.figures[1][0]).stat().st_size > 0
