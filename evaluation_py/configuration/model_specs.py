@@ -17,7 +17,7 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes", "sandbox", "max_turns", "variants"})
+                         "modes", "sandbox", "max_turns", "variants", "table_in_prompt"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
@@ -51,6 +51,8 @@ class ModelSpec:
     max_turns: Optional[int] = None  # an entry's own turn limit for multi-turn modes (None: the mode's)
     choice_items: Optional[ChoiceSpec] = None  # two-option items it answers (None: none)
     variants: tuple[str, ...] = ("original",)  # question variants (VARIANTS)
+    # what pot / icot prompts show of the table: `structure` (the default; the program reads the cells) or `full`
+    table_in_prompt: str = "structure"
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -146,7 +148,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
                                  f"{', '.join(map(repr, lacking))}, which backend {backend_name!r} lacks")
         if IMAGE_FORMAT in formats:
             check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
-        sandbox, max_turns = _mode_options(entry, modes, where)
+        sandbox, max_turns, table_in_prompt = _mode_options(entry, modes, where)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
             raise ValueError(f"{where}: params must be a mapping of decoding parameters")
@@ -166,14 +168,16 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
             raise ValueError(f"{where}: {e}") from None
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
-                               choice_items=choice_items, variants=tuple(variants)))
+                               choice_items=choice_items, variants=tuple(variants),
+                               table_in_prompt=table_in_prompt))
     return specs
 
 
-def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int]]:
-    """`sandbox:` and `max_turns:`, checked against the entry's modes."""
+def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int], str]:
+    """`sandbox:`, `max_turns:` and `table_in_prompt:`, checked against the entry's modes."""
     from ..modes.inference_mode import get_mode
     from ..modes.execution import check_sandbox
+    from ..prompting.table_structure import TABLE_IN_PROMPT
 
     sandbox = check_sandbox(entry.get("sandbox"), where)
     max_turns = entry.get("max_turns")
@@ -182,4 +186,11 @@ def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[i
             raise ValueError(f"{where}: key `max_turns` {max_turns!r} must be a positive integer")
         if not any(get_mode(m).multi_turn for m in modes):
             raise ValueError(f"{where}: key `max_turns` applies to multi-turn modes (icot), and `modes` has none")
-    return sandbox, max_turns
+    table_in_prompt = entry.get("table_in_prompt", "structure")
+    if table_in_prompt not in TABLE_IN_PROMPT:
+        raise ValueError(f"{where}: key `table_in_prompt` {table_in_prompt!r} must be one of "
+                         f"{', '.join(TABLE_IN_PROMPT)} (structure: the prompt shows the table's shape and headers "
+                         "and the program reads the cells; full: the whole table in the prompt)")
+    if "table_in_prompt" in entry and not any(get_mode(m).shows_structure for m in modes):
+        raise ValueError(f"{where}: key `table_in_prompt` applies to the code modes (pot, icot), and `modes` has none")
+    return sandbox, max_turns, table_in_prompt

@@ -74,13 +74,17 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     for mode_name in spec.modes:
         mode = get_mode(mode_name)
         for table_format in spec.formats:
+            structure = False
             if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.prompting.image_prompts)
                 image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
                 prompt_version = IMAGE_PROMPT_VERSION
                 own = {}
             else:
                 text_of = dict(zip(table_ids, tables[RENDERING_COLUMN[table_format]].tolist()))
-                prompt_version = mode.prompt_version
+                structure = mode.shows_structure and spec.table_in_prompt == "structure"
+                if structure:
+                    structure_of = _structures(tables, table_format)
+                prompt_version = mode.structure_prompt_version if structure else mode.prompt_version
                 own_column = QUESTION_RENDERING_COLUMN[table_format]
                 own = ({} if own_column not in chosen.columns else
                        {q: t for q, t in zip(chosen["question_id"].tolist(), chosen[own_column].tolist())
@@ -90,6 +94,9 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
+                elif structure:
+                    messages = mode.build_structure_messages(structure_of(table_id), table_format, question,
+                                                             system_role=spec.system_role)
                 else:
                     table_text = own.get(question_id) or text_of[table_id]
                     messages = mode.build_messages(table_text, table_format, question,
@@ -106,6 +113,24 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                     params=params, kind=mode.kind, inference_mode=mode.name, turn=0, parent_key=None,
                     prompt_version=prompt_version))
     return out
+
+
+def _structures(tables: pd.DataFrame, table_format: str):
+    """table_id -> the structure text a code mode's prompt shows instead of the table (made on first use)."""
+    from generator_py.render.registry import get_format
+    from ..prompting.table_structure import describe_structure
+
+    rows = tables.drop_duplicates("table_id").set_index("table_id")
+    name = get_format(table_format).display_name
+    made: dict[str, str] = {}
+
+    def structure_of(table_id: str) -> str:
+        if table_id not in made:
+            made[table_id] = describe_structure(rows.at[table_id, "html"], rows.at[table_id, "csv"], table_format,
+                                                name)
+        return made[table_id]
+
+    return structure_of
 
 
 def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:
