@@ -79,10 +79,11 @@ def _bin_rows(cell: pd.DataFrame, model_name, mode, measure: str, label: str, lo
     return out
 
 
-def scores_by_table_size(scores: pd.DataFrame, tables: pd.DataFrame, predictions: pd.DataFrame, seed: int,
+def scores_by_table_size(scores: pd.DataFrame, tables: pd.DataFrame, predictions: pd.DataFrame | None, seed: int,
                          questions: pd.DataFrame | None = None, n_boot: int = N_BOOT) -> pd.DataFrame:
     """`analysis_mode_by_table_size` from eval_scores rows, benchmark_tables (`table_id`, `n_cells`) and
-    eval_predictions (`cache_key`, `prompt_tokens`); `questions` (`question_id`, `variant`) keeps the originals."""
+    eval_predictions (`cache_key`, `prompt_tokens`; None: no prompt_tokens rows); `questions` (`question_id`,
+    `variant`) keeps the originals."""
     sel = select_scores(scores, None, PRIMARY, exclude_left_out=False)
     if questions is not None and "variant" in questions.columns:
         original = questions.loc[questions["variant"].fillna("original") == "original", "question_id"]
@@ -90,9 +91,12 @@ def scores_by_table_size(scores: pd.DataFrame, tables: pd.DataFrame, predictions
     if sel.empty:
         return _empty()
     cells = tables.drop_duplicates("table_id").set_index("table_id")["n_cells"]
-    tokens = predictions.drop_duplicates("cache_key").set_index("cache_key")["prompt_tokens"]
+    tokens = (pd.Series(dtype="float64") if predictions is None else
+              predictions.drop_duplicates("cache_key").set_index("cache_key")["prompt_tokens"])
     sel = sel.assign(_left_out=left_out_mask(sel), _value=sel["value"].astype(float)).reset_index(drop=True)
-    size_of = {"cells": sel["table_id"].map(cells), "prompt_tokens": sel["cache_key"].map(tokens)}
+    size_of = {"cells": sel["table_id"].map(cells),
+               "prompt_tokens": sel["cache_key"].map(tokens) if "cache_key" in sel.columns else
+               pd.Series(np.nan, index=sel.index)}
     rows = []
     for measure in SIZE_MEASURES:
         edges = SIZE_BINS[measure]
