@@ -70,3 +70,50 @@ def mode_figures(frames: Mapping[str, pd.DataFrame], fig_dir, scoring_mode: str 
                      "Shares of the pot and icot code blocks run that ended ok or with each error kind, per "
                      "model, mode and sandbox (analysis_execution_errors)."))
     return figs
+
+
+def plot_mode_by_table_size(by_size: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
+                            model_order=None) -> str:
+    """One panel per model x size measure: the mean of `metric` per size bin, a line per inference mode
+    with its 95 % table-resampling interval (analysis_mode_by_table_size rows)."""
+    from .table_size import SIZE_BINS, SIZE_MEASURES, bin_label
+
+    filename = f"modes_by_table_size_{metric}.png"
+    title = f"Mean {metric.upper()} by table size, per model and inference mode ({scoring_mode} scoring)"
+    df = by_size[(by_size["metric"] == metric) & (by_size["scoring_mode"] == scoring_mode)] if len(by_size) else by_size
+    if df.empty:
+        fig = plots._new_figure(7, 4)
+        plots._placeholder(fig, title, "no scores by table size")
+        return plots._save(fig, out_dir, filename)
+    present = set(df["model_name"])
+    models = [m for m in (model_order or []) if m in present] + sorted(present - set(model_order or []))
+    fig = plots._new_figure(4.2 * len(SIZE_MEASURES) + 1.5, 0.8 + 2.8 * len(models), layout="constrained")
+    axes = fig.subplots(len(models), len(SIZE_MEASURES), squeeze=False)
+    rank = {m: i for i, m in enumerate(MODE_ORDER)}
+    for r, model in enumerate(models):
+        for c, measure in enumerate(SIZE_MEASURES):
+            ax = axes[r][c]
+            labels = [bin_label(SIZE_BINS[measure], i) for i in range(len(SIZE_BINS[measure]))]
+            sub = df[(df["model_name"] == model) & (df["size_measure"] == measure)]
+            modes = sorted(pd.unique(sub["inference_mode"]).tolist(), key=lambda m: (rank.get(m, 99), m))
+            for k, mode in enumerate(modes):
+                line = sub[sub["inference_mode"] == mode].set_index("size_bin").reindex(labels)
+                x = np.arange(len(labels)) + (k - (len(modes) - 1) / 2) * 0.08  # modes side by side in a bin
+                mean = line["value"].to_numpy(float)
+                err = np.vstack([mean - line["ci_low"].to_numpy(float), line["ci_high"].to_numpy(float) - mean])
+                ax.errorbar(x, mean, yerr=np.clip(np.nan_to_num(err), 0, None), fmt="o-", capsize=2, markersize=4,
+                            label=mode)
+            ax.set_xticks(np.arange(len(labels)))
+            ax.set_xticklabels(labels, fontsize=7, rotation=30)
+            ax.set_ylim(-0.02, 1.02)
+            ax.grid(axis="y", alpha=0.3)
+            ax.set_title(f"{model}: by {measure.replace('_', ' ')}", fontsize=9)
+            if c == 0:
+                ax.set_ylabel(f"mean {metric.upper()}", fontsize=8)
+            if modes:
+                ax.legend(fontsize=7, loc="best")
+            else:
+                ax.text(0.5, 0.5, "not reported by this backend", ha="center", va="center", fontsize=8,
+                        transform=ax.transAxes)
+    fig.suptitle(plots.wrapped(title, fig.get_figwidth()), fontsize=10)
+    return plots._save(fig, out_dir, filename)

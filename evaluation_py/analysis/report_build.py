@@ -443,6 +443,31 @@ def _modes(b: _Builder) -> Section | None:
                           f"the rows of one model.")], tables)
 
 
+def _table_size(b: _Builder) -> Section | None:
+    df = b.tested("by_table_size")
+    if df.empty:
+        return None
+    from .mode_plots import plot_mode_by_table_size
+
+    fig = plot_mode_by_table_size(df, b.fig_dir, "f1", b.mode, b.order)
+    shown = df[df["metric"] == "f1"][["model_name", "inference_mode", "size_measure", "size_bin", "value", "ci_low",
+                                      "ci_high", "n", "n_tables"]]
+    shown = _ordered(shown.assign(_low=df.loc[shown.index, "bin_low"]), b.order,
+                     ["size_measure", "inference_mode", "_low"]).drop(columns="_low")
+    return Section("table_size", "Do the modes lose accuracy as tables grow?",
+                   "The same scores split by the table's size: its cells, and the prompt tokens the model was given "
+                   "(TReB finds the text modes fall with table size and ICoT, whose prompt shows only the table's "
+                   "structure, does not).",
+                   [(fig, f"Mean F1 per size bin (x), one line per inference mode, with 95% intervals from resampling "
+                          f"tables; left: the table's cells, right: the prompt's tokens as the backend reported them "
+                          f"(an icot episode's turns summed; {b.reading}). A flat line is a mode that does not mind "
+                          f"the table's size; bins with few tables have wide intervals.")],
+                   [Table(shown, "Mean F1 per model, mode and size bin.",
+                          _sql("model_name, inference_mode, metric, size_measure, size_bin, value, ci_low, ci_high, "
+                               "n, n_tables", "analysis_mode_by_table_size", b.where,
+                               "model_name, metric, size_measure, inference_mode, bin_low"))])
+
+
 def _code_runs(b: _Builder) -> Section | None:
     errors = _under_test(b.frame("execution_errors"), b.baselines)
     if errors.empty:
@@ -664,6 +689,7 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
                                           "sends images"),
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
+    (_table_size, "Do the modes lose accuracy as tables grow?", NO_MODEL),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
     (_model_size, "How do size and score go together?", "entries naming their model's `family` and size "

@@ -19,7 +19,7 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes", "sandbox", "max_turns", "variants"})
+                         "modes", "sandbox", "max_turns", "variants", "table_in_prompt"})
 COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
 # `splits`: the fine-tuning splits (benchmark_finetune_splits) whose tables an entry is asked on, e.g.
 # [test] for a model fine-tuned on the export's train split: scored on tables it never saw
@@ -61,6 +61,8 @@ class ModelSpec:
     splits: Optional[tuple[str, ...]] = None  # fine-tuning splits of the tables asked on (None: every table)
     metadata: dict = field(default_factory=dict)  # family, params_b, release_date, base_model, finetune_set
     shots: int = 0  # worked examples before each question: 0 or 1
+    # what pot / icot prompts show of the table: `structure` (the default; the program reads the cells) or `full`
+    table_in_prompt: str = "structure"
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -159,7 +161,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
                                  f"{', '.join(map(repr, lacking))}, which backend {backend_name!r} lacks")
         if IMAGE_FORMAT in formats:
             check_image_entry(where, name, model, backend_name, cls.capabilities, modes)
-        sandbox, max_turns = _mode_options(entry, modes, where)
+        sandbox, max_turns, table_in_prompt = _mode_options(entry, modes, where)
         shots = _shots(entry, where, modes, formats)
         params = entry.get("params") or {}
         if not isinstance(params, dict):
@@ -181,7 +183,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
                                choice_items=choice_items, variants=tuple(variants), splits=splits,
-                               metadata=metadata, shots=shots))
+                               metadata=metadata, shots=shots, table_in_prompt=table_in_prompt))
     return specs
 
 
@@ -208,10 +210,11 @@ def _splits(entry: dict, where: str) -> Optional[tuple[str, ...]]:
     return tuple(splits)
 
 
-def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int]]:
-    """`sandbox:` and `max_turns:`, checked against the entry's modes."""
+def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[int], str]:
+    """`sandbox:`, `max_turns:` and `table_in_prompt:`, checked against the entry's modes."""
     from ..modes.inference_mode import get_mode
     from ..modes.execution import check_sandbox
+    from ..prompting.table_structure import TABLE_IN_PROMPT
 
     sandbox = check_sandbox(entry.get("sandbox"), where)
     max_turns = entry.get("max_turns")
@@ -220,4 +223,11 @@ def _mode_options(entry: dict, modes: list, where: str) -> tuple[str, Optional[i
             raise ValueError(f"{where}: key `max_turns` {max_turns!r} must be a positive integer")
         if not any(get_mode(m).multi_turn for m in modes):
             raise ValueError(f"{where}: key `max_turns` applies to multi-turn modes (icot), and `modes` has none")
-    return sandbox, max_turns
+    table_in_prompt = entry.get("table_in_prompt", "structure")
+    if table_in_prompt not in TABLE_IN_PROMPT:
+        raise ValueError(f"{where}: key `table_in_prompt` {table_in_prompt!r} must be one of "
+                         f"{', '.join(TABLE_IN_PROMPT)} (structure: the prompt shows the table's shape and headers "
+                         "and the program reads the cells; full: the whole table in the prompt)")
+    if "table_in_prompt" in entry and not any(get_mode(m).shows_structure for m in modes):
+        raise ValueError(f"{where}: key `table_in_prompt` applies to the code modes (pot, icot), and `modes` has none")
+    return sandbox, max_turns, table_in_prompt

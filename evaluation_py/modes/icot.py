@@ -10,6 +10,7 @@ So a resumed episode (a killed build) rebuilds the session's state exactly; the 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Callable, Optional
 
@@ -17,26 +18,32 @@ from ..scoring.final_answer import states_final_answer
 from .inference_mode import InferenceMode, register_mode
 from ..prompting.prompts import PromptTemplate, build_messages
 from .code_blocks import code_blocks
-from ..prompting.mode_wording import ANSWER_FORM, PROGRAM_INPUTS, TABLE_FORMAT_NAMES
+from ..prompting.mode_wording import ANSWER_FORM, PROGRAM_INPUTS, STRUCTURE_NOTE, TABLE_FORMAT_NAMES
 
 MAX_TURNS = 5
 
+SYSTEM_START = "You answer a question about a table by reasoning in steps and running Python code as you go.\n"
+SYSTEM_END = (
+    "In each reply, explain your next step briefly and give the code for it in a ```python block. The "
+    "code runs in one Python session that keeps its variables from reply to reply; what it prints (or "
+    "its error) comes back to you as the next message. Print what you need to see.\n"
+    "When you know the answer, reply with a last line that starts with 'Final answer:' followed by the "
+    "answer, and no code. " + ANSWER_FORM + "\nYou have a few replies only: be direct."
+)
+
 PROMPT = PromptTemplate(
     version="hctqa-icot-v1",
-    system=(
-        "You answer a question about a table by reasoning in steps and running Python code as you go.\n"
-        + PROGRAM_INPUTS + "\n"
-        "In each reply, explain your next step briefly and give the code for it in a ```python block. The "
-        "code runs in one Python session that keeps its variables from reply to reply; what it prints (or "
-        "its error) comes back to you as the next message. Print what you need to see.\n"
-        "When you know the answer, reply with a last line that starts with 'Final answer:' followed by the "
-        "answer, and no code. " + ANSWER_FORM + "\nYou have a few replies only: be direct."
-    ),
+    system=SYSTEM_START + PROGRAM_INPUTS + "\n" + SYSTEM_END,
     table_header="Table ({format_name}):",
     format_names=TABLE_FORMAT_NAMES,
     question_block="Question: {question}",
     fold_separator="\n\n",
 )
+
+# The default: the table's structure instead of its cells (the code reads them), as TReB runs ICoT.
+STRUCTURE_PROMPT = replace(PROMPT, version="hctqa-icot-structure-v1",
+                           system=SYSTEM_START + PROGRAM_INPUTS + "\n" + STRUCTURE_NOTE + "\n" + SYSTEM_END,
+                           table_header="Table structure:")
 
 NO_CODE = ("No ```python code block was found in your reply. Reply with code to run in a ```python block, or "
            "end with a line 'Final answer: ...'.")
@@ -84,6 +91,8 @@ def next_message(transcript: tuple[dict, ...], run_blocks: RunBlocks) -> Optiona
 
 ICOT = register_mode(InferenceMode(
     name="icot", prompt_version=PROMPT.version, build_messages=partial(build_messages, template=PROMPT),
+    structure_prompt_version=STRUCTURE_PROMPT.version,
+    build_structure_messages=partial(build_messages, template=STRUCTURE_PROMPT),
     extraction="final_answer", max_turns=MAX_TURNS, next_message=next_message, runs_code=True,
     description="interleaved chain of thought: reasoning turns whose code blocks run in the sandbox",
 ))

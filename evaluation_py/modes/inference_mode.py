@@ -14,6 +14,9 @@ lists the modes it runs (`modes: [direct, ...]`, default `[direct]`). A mode sup
 - `runs_code`: its code runs in the sandbox (an entry picks it with `sandbox:`); a multi-turn mode
   that runs code gets `next_message(transcript, run_blocks)`, `run_blocks(blocks)` giving the results of
   code blocks run in order in one fresh sandbox session (evaluation_py.modes.execution);
+- `structure_prompt_version` and `build_structure_messages`: a code mode's prompt that shows the
+  table's structure instead of its cells (prompting.table_structure); an entry's `table_in_prompt`
+  (`structure`, the default, or `full`) picks it for every such mode of the entry;
 - `answer_source`: `response` (the extraction filter reads the response) or `execution` (the answer is
   what its program computed: pot; evaluation_py.modes.outcomes).
 
@@ -47,6 +50,15 @@ class InferenceMode:
     runs_code: bool = False
     answer_source: str = "response"
     description: str = ""  # one line, for listings
+    # A code mode's prompt with the table's structure instead of its cells (entry key `table_in_prompt`):
+    # its version and builder, called as build_messages with the structure text in place of the table.
+    structure_prompt_version: str = ""
+    build_structure_messages: Optional[MessagesBuilder] = None
+
+    @property
+    def shows_structure(self) -> bool:
+        """It can leave the table's cells out of the prompt (`table_in_prompt: structure`, its default)."""
+        return self.build_structure_messages is not None
 
     @property
     def multi_turn(self) -> bool:
@@ -83,6 +95,10 @@ def _checked(name: str, mode: InferenceMode) -> InferenceMode:
         raise ValueError(f"{where}: answer_source {mode.answer_source!r} must be one of {', '.join(ANSWER_SOURCES)}")
     if mode.answer_source == "execution" and not mode.runs_code:
         raise ValueError(f"{where}: answer_source 'execution' needs runs_code (a program to run)")
+    if bool(mode.structure_prompt_version) != (mode.build_structure_messages is not None):
+        raise ValueError(f"{where}: structure_prompt_version and build_structure_messages come together")
+    if mode.build_structure_messages is not None and not mode.runs_code:
+        raise ValueError(f"{where}: a structure prompt needs runs_code (a program that reads the table)")
     unknown = set(mode.needs) - CAPABILITIES
     if unknown:
         raise ValueError(f"{where}: unknown capabilities {sorted(unknown)}; known: {', '.join(sorted(CAPABILITIES))}")

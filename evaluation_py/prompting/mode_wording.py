@@ -19,3 +19,10 @@ PROGRAM_INPUTS = (
     "are ordinary rows, columns are numbered 0, 1, ...), every cell a string exactly as the CSV shows it "
     "(convert numbers yourself). You may import pandas and the standard library."
 )
+
+# Said by a code mode's prompt that shows the table's structure instead of its cells (table_in_prompt: structure).
+STRUCTURE_NOTE = (
+    "The table's cell values are not in this prompt: below it are the table's structure (shape, header "
+    "labels with their grid positions, `df`'s shape and dtypes) and the question. Your code reads the "
+    "values from the variables."
+)

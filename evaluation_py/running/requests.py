@@ -93,17 +93,24 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     for mode_name in spec.modes:
         mode = get_mode(mode_name)
         for table_format in spec.formats:
+            structure = False
             if table_format == IMAGE_FORMAT:  # the stored PNG, by reference (evaluation_py.prompting.image_prompts)
                 image_of = table_images(tables, {t for _, t, _ in rows}, spec.name)
                 prompt_version = IMAGE_PROMPT_VERSION
             else:
                 text_of = dict(zip(chosen["question_id"].tolist(), question_table_texts(chosen, tables, table_format)))
-                prompt_version = mode.prompt_version
+                structure = mode.shows_structure and spec.table_in_prompt == "structure"
+                if structure:
+                    structure_of = _structures(tables, table_format)
+                prompt_version = mode.structure_prompt_version if structure else mode.prompt_version
             for question_id, table_id, question in rows:
                 if question_id in hiding and (table_format == IMAGE_FORMAT or mode.runs_code):
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
+                elif structure:
+                    messages = mode.build_structure_messages(structure_of(table_id), table_format, question,
+                                                             system_role=spec.system_role)
                 elif question_id in example_of:
                     messages = _one_shot_messages(text_of[question_id], table_format, question, spec.system_role,
                                                   example_of[question_id], example_text[table_format])
@@ -143,6 +150,24 @@ def question_table_texts(questions: pd.DataFrame, tables: pd.DataFrame, table_fo
     own_column = QUESTION_RENDERING_COLUMN[table_format]
     own = questions[own_column].tolist() if own_column in questions.columns else [None] * len(questions)
     return [o if isinstance(o, str) and o else text_of.get(t) for o, t in zip(own, questions["table_id"].tolist())]
+
+
+def _structures(tables: pd.DataFrame, table_format: str):
+    """table_id -> the structure text a code mode's prompt shows instead of the table (made on first use)."""
+    from generator_py.render.registry import get_format
+    from ..prompting.table_structure import describe_structure
+
+    rows = tables.drop_duplicates("table_id").set_index("table_id")
+    name = get_format(table_format).display_name
+    made: dict[str, str] = {}
+
+    def structure_of(table_id: str) -> str:
+        if table_id not in made:
+            made[table_id] = describe_structure(rows.at[table_id, "html"], rows.at[table_id, "csv"], table_format,
+                                                name)
+        return made[table_id]
+
+    return structure_of
 
 
 def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:

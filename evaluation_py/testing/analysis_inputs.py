@@ -68,6 +68,8 @@ def make_tables(n_tables: int, seed: int = 0, real_share: float = 0.2) -> pd.Dat
     })
     for c in TABLE_PROPERTY_COLUMNS:
         df[c] = props.get(c, np.zeros(n_tables, dtype=bool))
+    # a generator of its own, so adding the column left every other draw as it was
+    df["n_cells"] = np.random.default_rng([seed, 1]).integers(20, 1200, n_tables)
     return df
 
 

@@ -51,6 +51,7 @@ def model(dbt, session):
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
+            "by_table_size": dbt.ref("analysis_mode_by_table_size").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),
             "episode_turns": dbt.ref("analysis_episode_turns").df(),
             **heavy,

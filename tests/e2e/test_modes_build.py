@@ -14,7 +14,7 @@ from support.dbt_project import build_vars, clone, query, requests_for, run_dbt,
 pytestmark = pytest.mark.sandbox  # pot and icot run their programs in bubblewrap
 MODES = ["direct", "tcot", "pot", "icot"]
 ANALYSIS = ["analysis_scores_by_mode_family", "analysis_mode_gains", "analysis_execution_errors",
-            "analysis_episode_turns"]
+            "analysis_episode_turns", "analysis_mode_by_table_size"]
 SELECT = ("--select", "models/evaluation", *ANALYSIS, "analysis_scores_by_template")
 
 
@@ -77,6 +77,14 @@ def test_a_model_in_all_four_modes_fills_every_mart_and_a_rebuild_is_free(benchm
             (2, False, 6)]
         pairs = set(query(project, "select distinct inference_mode, baseline_mode from analysis_mode_gains"))
         assert pairs == {("pot", "direct"), ("pot", "tcot"), ("icot", "direct"), ("icot", "tcot")}
+        # the code modes' default prompt: the table's structure, not its cells (table_in_prompt: structure)
+        versions = set(query(project, "select distinct inference_mode, prompt_version from eval_requests"))
+        assert versions == {("direct", "hctqa-zeroshot-v1"), ("tcot", "hctqa-tcot-v1"),
+                            ("pot", "hctqa-pot-structure-v1"), ("icot", "hctqa-icot-structure-v1")}
+        # every mode's six predictions fall into the cell bins once per metric; the server reports prompt tokens
+        by_size = query(project, """select inference_mode, size_measure, sum(n) from analysis_mode_by_table_size
+                                    where scoring_mode = 'strict' and metric = 'f1' group by 1, 2""")
+        assert {(m, s): n for m, s, n in by_size} == {(m, s): 6 for m in MODES for s in ("cells", "prompt_tokens")}
         runs = executions_count(project)
 
         srv.reset_counters()

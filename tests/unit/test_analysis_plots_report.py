@@ -130,6 +130,7 @@ def _with_oracle(scores):
 
 def _frames(t, q, s):
     from evaluation_py.analysis.regression import property_regressions
+    from evaluation_py.analysis.table_size import scores_by_table_size
 
     overall = pd.concat([bd.overall_scores(s).assign(level="overall"),
                          bd.scores_by_source_dataset(s).assign(level="dataset")], ignore_index=True)
@@ -143,6 +144,7 @@ def _frames(t, q, s):
         "verbosity": bd.answer_verbosity(s),
         "regression": property_regressions(s, t, q),
         "composition": benchmark_composition(t, q, include_question_properties=True),
+        "by_table_size": scores_by_table_size(s, t, None, 42, q),
     }
 
 

@@ -1,0 +1,14 @@
+"""Scores by model x inference mode x table-size bin (cells, prompt tokens): see evaluation_py.analysis.table_size."""
+from evaluation_py.analysis.table_size import scores_by_table_size
+from generator_py.dbt_glue.build_config import stamp
+from generator_py.dbt_glue.vars import seed_var
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    scores = dbt.ref("eval_scores").df()
+    tables = dbt.ref("benchmark_tables").project("table_id, n_cells").df()
+    predictions = dbt.ref("eval_predictions").project("cache_key, prompt_tokens").df()
+    questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
+    out = scores_by_table_size(scores, tables, predictions, seed_var(dbt.config.get("seed")), questions)
+    return stamp(out, dbt.ref("stg_build_config"))
