@@ -16,6 +16,7 @@ from .leaderboard import leaderboard_of_scores as leaderboard
 from .report import Table, write_report
 from .report_build import models_evaluated, report_sections
 from .selection import model_order
+from .treb_skills import QUESTION_COLUMNS, scores_by_treb_skill
 
 
 def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataFrame, out_dir,
@@ -54,6 +55,8 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
         frames[f"regression_{kind}"] = frames["regression"][frames["regression"]["property_kind"] == kind]
 
     frames["leaderboard"] = step("leaderboard", leaderboard, scores)
+    if set(QUESTION_COLUMNS) <= set(questions.columns) and "table_id" in scores.columns:
+        frames["by_treb_skill"] = step("by_treb_skill", scores_by_treb_skill, scores, questions, seed=0)
     t0 = time.perf_counter()
     sections, unanswered = report_sections(frames, scores, out / "figures", scoring_mode)
     t["plots"] = t.get("plots", 0.0) + time.perf_counter() - t0

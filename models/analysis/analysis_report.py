@@ -45,6 +45,7 @@ def model(dbt, session):
             "obfuscation_gap": dbt.ref("analysis_obfuscation_gap").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
+            "by_treb_skill": dbt.ref("analysis_scores_by_treb_skill").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),
             "episode_turns": dbt.ref("analysis_episode_turns").df(),

@@ -55,7 +55,9 @@ synthetic as (
 real_questions as (
     -- the release's questions belong to HCT-QA and are answered by values
     select *, 'original' as variant, question_id as original_question_id,
-        'hctqa' as suite, 'values' as answer_type, false as hides_caption
+        'hctqa' as suite, 'values' as answer_type, false as hides_caption,
+        -- no family: no TReB subtask; their answers are values, compared exactly like a family's
+        cast(null as varchar) as treb_skill, cast(null as varchar) as treb_subtask, 'exact_match' as treb_metric
     from {{ ref('stg_real_questions') }}
 ),
 
