@@ -102,9 +102,11 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     registered = [metrics.get(name) for name in names]
     by_match = [m for m in registered if m.reads == "match"]
     by_text = [m for m in registered if m.reads == "text"]
+    by_refusal = [m for m in registered if m.reads == "refusal"]
     out: dict[str, list] = {c: [] for c in (*(m.name for m in registered), *FLAG_COLUMNS)}
     columns = [out[m.name] for m in by_match]
     text_columns = [out[m.name] for m in by_text]
+    refusal_columns = [(out[m.name], m.score) for m in by_refusal]
     values_of: dict[Match, tuple] = {}
     text_values_of: dict[tuple, tuple] = {}
     strict_cache: dict = {} if readings is None else readings
@@ -112,6 +114,7 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     gt_text_cache: dict = {}
     paper_cache: dict = {}
     paper_text_cache: dict = {}
+    refusal_gts: dict = {}  # paper mode: whether a gt is the documented refusal, read the strict way
     read, read_gt = strict_rules.read_response, strict_rules.read_gt
     strict = scoring_mode == "strict"
     for resp, gt in zip(responses, gts):
@@ -155,6 +158,12 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
                 text_values = text_values_of[pair] = tuple(m.score(*pair) for m in by_text)
             for col, v in zip(text_columns, text_values):
                 col.append(v)
+        if by_refusal:
+            unanswerable = g.refusal if strict else refusal_gts.get(gt)
+            if unanswerable is None:
+                unanswerable = refusal_gts[gt] = read_gt(gt).refusal
+            for col, score in refusal_columns:
+                col.append(score(reading.refused, unanswerable))
         out["left_out"].append(left_out)
         out["unanswered"].append(reading.unanswered)
     return out

@@ -34,3 +34,5 @@ where coalesce(n_rows, 0) <> 1 or coalesce(n_values, 0) <> 1
    or (blank_grid_row is null) <> (blank_grid_col is null)
    -- a number's answer is one canonical number
    or (answer_type = 'values' and try_cast(json_extract_string(answer_rows, '$[0][0]') as double) is null)
+   -- an unanswerable question's answer is the documented refusal
+   or ((answer_type = 'refusal') <> (answer_gt = '{no answer}'))

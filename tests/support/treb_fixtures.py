@@ -1,5 +1,5 @@
 """Test data for the TReB families (suite treb): a small table with hand-checkable values, the toy domain's
-phrasings of NL templates 16-22, and int_relational_rows-shaped frames of relational tables."""
+phrasings of NL templates 16-23, and int_relational_rows-shaped frames of relational tables."""
 from __future__ import annotations
 
 
@@ -20,6 +20,7 @@ TREB_TEMPLATES = {
     20: [f"What is the correlation between the numbers {_COND} and $NESTED those {_COND} ?"],
     21: ["What would be a fitting title for this table ?"],
     22: ["Which label belongs in the empty header cell ?"],
+    23: [f"What is the number {_COND} ?"],
 }
 
 # rows Event > Severity, columns Year; values chosen so that every statistic is checked by hand

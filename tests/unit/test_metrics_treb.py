@@ -88,13 +88,32 @@ def test_text_metrics_through_the_scoring_modes():
 
 
 def test_registry_knows_what_a_metric_reads():
-    assert metrics.names()[:8] == ("precision", "recall", "f1", "cc", "exact_match", "rouge_l", "bleu", "judge")
+    assert metrics.names()[:10] == ("precision", "recall", "f1", "cc", "exact_match", "rouge_l", "bleu", "judge",
+                                    "refusal_correct", "false_refusal")
     assert "judge" not in metrics.scored_names() and metrics.verdict_names() == ("judge",)
     assert metrics.get("rouge_l").reads == "text" and metrics.get("f1").reads == "match"
-    with pytest.raises(ValueError, match="reads 'vibes' must be one of match, text, verdict"):
+    with pytest.raises(ValueError, match="reads 'vibes' must be one of match, text, refusal, verdict"):
         metrics.register("toy", lambda m: 0.0, "x", reads="vibes")
     with pytest.raises(TypeError, match="a verdict metric has no score function"):
         metrics.register("toy", lambda m: 0.0, "x", reads="verdict")
     with pytest.raises(TypeError, match="an answer text and a ground-truth text"):
         metrics.register("toy", 3, "x", reads="text")
     assert "toy" not in metrics.names()
+
+
+@pytest.mark.parametrize("response, gt, refusal_correct, false_refusal, exact", [
+    ("no answer", "no answer", 1.0, 0.0, 1.0),  # the documented refusal, where the table cannot answer
+    ("no answer", "{no answer}", 1.0, 0.0, 1.0),  # the gt as benchmark_questions writes it
+    ("Final answer: I cannot tell from the table.", "no answer", 1.0, 0.0, 1.0),
+    ("12", "no answer", 0.0, 0.0, 0.0),  # a made-up value
+    (None, "no answer", 0.0, 0.0, 0.0),  # a failed request is no refusal
+    ("Error: timeout", "no answer", 0.0, 0.0, 0.0),
+    ("no answer", "12", 0.0, 1.0, 0.0),  # a refusal where the table answers
+    ("12", "12", 1.0, 0.0, 1.0),
+])
+def test_refusals_are_scored_against_unanswerable_questions(response, gt, refusal_correct, false_refusal, exact):
+    s = score_one(response, gt, "strict")
+    assert (s["refusal_correct"], s["false_refusal"], s["exact_match"], s["f1"]) == (
+        refusal_correct, false_refusal, exact, exact)
+    paper = score_one(response, gt, "paper")  # the release's reading leaves `no answer` out; refusals read alike
+    assert (paper["refusal_correct"], paper["false_refusal"]) == (refusal_correct, false_refusal)

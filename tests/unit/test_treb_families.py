@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from generator_py.dbt_glue.vars import question_suites_var
-from generator_py.answers.computed_cross_check import family_cross_check
+from generator_py.answers.computed_cross_check import CheckedTable, family_cross_check, relational_columns
 from generator_py.core.formatting import format_number
 from generator_py.questions import generate_questions, load_domain_nl
 from generator_py.questions.families import FAMILIES, TREB_FAMILIES, families_for_suites
@@ -94,6 +94,26 @@ def test_unaskable_draws_are_refused(model):
                         model, {}) is None
 
 
+def test_absent_year_names_a_year_next_to_those_shown_and_is_answered_by_the_refusal(hand, model):
+    import random
+    fam = BOTH.get("absent_year")
+    rows = treb_fixtures.relational_rows([hand])
+    table = CheckedTable(relational_columns(rows)[hand.table_id], None, {})
+    years = set()
+    for seed in range(40):
+        spec, _ = fam.draw(model, random.Random(seed), "default")
+        (year,) = [f["values"][0] for f in spec["filters"] if f["attribute"] == "Year"]
+        years.add(year)
+        assert fam.compute(spec, model, {}) == [["no answer"]]
+        assert fam.cross_check(spec, table) == "no answer"
+        # the rest of the lookup is one cell of the table: only the year makes it unanswerable
+        shown = [dict(f, values=["2021"]) if f["attribute"] == "Year" else f for f in spec["filters"]]
+        assert len(table.columns.values(shown)) == 1
+        assert fam.compute({**spec, "filters": shown}, model, {}) is None
+        assert fam.cross_check({**spec, "filters": shown}, table) != "no answer"
+    assert years <= {"2017", "2018", "2019", "2024", "2025", "2026"} and len(years) >= 4
+
+
 def test_answers_near_a_rounding_tie_are_not_asked():
     assert answer_text(0.125) is None  # 12.5 hundredths: floats could print 0.12 or 0.13
     assert answer_text(1.23456) == [["1.23"]] and answer_text(-2.5) == [["-2.5"]]
@@ -146,6 +166,9 @@ def test_sql_text_states_the_computation(seed_questions):
         for q in qs:
             if q.kind != "computed":
                 continue
+            if q.answer_type == "refusal":  # the lookup it asks selects no cell
+                assert con.execute(q.sql).fetchall() == [] and q.answer_rows == [["no answer"]], q.question_id
+                continue
             (value,), = con.execute(q.sql).fetchall()
             assert format_number(value) == q.answer_rows[0][0], (q.question_id, q.sql)
             n += 1
@@ -180,7 +203,8 @@ def test_questions_name_every_condition_and_both_sides(seed_questions):
                 assert "sample" in q.question.lower()  # the question says which standard deviation
             if q.family in ("pct_change", "agg_ratio", "correlation"):
                 assert q.spec["first"] != q.spec["second"]
-            assert q.answer_type == ("text" if q.kind == "naming" else "values")
+            assert q.answer_type == ("text" if q.kind == "naming" else "refusal" if q.family == "absent_year"
+                                     else "values")
 
 
 def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):

@@ -42,7 +42,7 @@ class QuestionFamily:
     `variants`: how many questions of the family one table may get; `aggregate_in_table`: its aggregate
     is displayed in the HCT (a release property); `suite`: the benchmark the family belongs to ("hctqa":
     Table III, "treb": TReB's skills, families/computed.py); `answer_type`: "values" (compared as values)
-    or "text" (scored by text metrics); `treb_skill` and `treb_subtask`: the TReB skill and subtask its
+    or "text" (scored by text metrics) or "refusal" (the table cannot answer: families/unanswerable.py); `treb_skill` and `treb_subtask`: the TReB skill and subtask its
     questions measure (questions/treb_skills.py spells them; None for a family outside TReB's map), and
     `treb_metric`: the registered metric that subtask is reported by (analysis_scores_by_treb_skill).
     """
