@@ -64,6 +64,16 @@ FIRE_FATAL = [_f("Event", "Fire"), _f("Severity", "Fatal")]
     ("correlation", {"computation": "correlation", "paired_by": "col", "first": FIRE_FATAL,
                      "second": [_f("Event", "Traffic"), _f("Severity", "Fatal")]}, "-0.77"),
     ("title_name", {"computation": "title"}, "Number of accidents"),
+    # the formulas the question states: 2020 -> 2023 of Fire / Fatal is 10 -> 40
+    ("index_to_base", {"computation": "index", "year_attribute": "Year", "first": FIRE_FATAL + [_f("Year", "2020")],
+                       "second": FIRE_FATAL + [_f("Year", "2023")]}, "400"),
+    # 100 * (4 ** (1 / 3) - 1) = 58.740...
+    ("cagr", {"computation": "cagr", "year_attribute": "Year", "first": FIRE_FATAL + [_f("Year", "2020")],
+              "second": FIRE_FATAL + [_f("Year", "2023")]}, "58.74"),
+    # 8 of 8 + 1 + 8 + 3 (Traffic 2020, 2021: Fatal 8, 8; Minor 1, 3)
+    ("share_of_total", {"computation": "share", "first": [_f("Event", "Traffic"), _f("Severity", "Fatal"),
+                                                          _f("Year", "2020")],
+                        "second": [_f("Event", "Traffic"), _f("Year", "2020", "2021")]}, "40"),
 ])
 def test_family_answers_by_hand(family, spec, expected, hand, model):
     fam = BOTH.get(family)
@@ -112,6 +122,15 @@ def test_absent_year_names_a_year_next_to_those_shown_and_is_answered_by_the_ref
         assert fam.compute({**spec, "filters": shown}, model, {}) is None
         assert fam.cross_check({**spec, "filters": shown}, table) != "no answer"
     assert years <= {"2017", "2018", "2019", "2024", "2025", "2026"} and len(years) >= 4
+
+
+def test_formulas_refuse_what_they_cannot_state(model):
+    cagr, share = BOTH.get("cagr"), BOTH.get("share_of_total")
+    # a growth rate needs one cell on each side; a share of a total not holding the cell is none
+    assert cagr.compute({"computation": "cagr", "year_attribute": "Year", "first": FIRE_FATAL + [_f("Year", "2020")],
+                         "second": FIRE_FATAL}, model, {}) is None  # the later side is four cells
+    assert share.compute({"computation": "share", "first": FIRE_FATAL + [_f("Year", "2020")],
+                          "second": [_f("Event", "Traffic"), _f("Year", "2020", "2021")]}, model, {}) is None
 
 
 def test_answers_near_a_rounding_tie_are_not_asked():
