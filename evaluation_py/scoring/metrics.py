@@ -23,6 +23,8 @@ What a metric reads (``reads``), so that metrics beyond a match fit the one regi
 - ``refusal``: ``score(refused, unanswerable) -> float``: whether the response declines to answer (strict
   reading's ``refused``, in both scoring modes) and whether the ground truth is the documented refusal
   (``no answer``: the table cannot answer the question);
+- ``instruction``: ``score(answer, instruction) -> float``: the extracted answer as it came and the output
+  instruction its question states (``benchmark_questions.output_instruction``, None for none);
 - ``verdict``: no score function; the values come from outside (the judge's verdicts, in
   ``eval_judgements``) and only predictions with a verdict have a row. :func:`scored_names` are
   the metrics every prediction has, :func:`names` every registered one. No dbt imports.
@@ -34,7 +36,7 @@ from typing import Callable, NamedTuple
 
 from generator_py.core.registry import Registry, RegistryError
 
-from . import text_metrics
+from . import instructions, text_metrics
 
 
 class Match(NamedTuple):
@@ -55,7 +57,7 @@ class Metric:
     reads: str = "match"  # what `score` is a function of: READS
 
 
-READS = ("match", "text", "refusal", "verdict")
+READS = ("match", "text", "refusal", "instruction", "verdict")
 
 
 def _checked(name: str, metric: Metric) -> Metric:
@@ -71,7 +73,8 @@ def _checked(name: str, metric: Metric) -> Metric:
             raise TypeError(f"metric {name!r}: a verdict metric has no score function (its values are given)")
     elif not callable(metric.score):
         what = {"match": "a Match", "text": "an answer text and a ground-truth text",
-                "refusal": "whether the response refused and whether the question is unanswerable"}[metric.reads]
+                "refusal": "whether the response refused and whether the question is unanswerable",
+                "instruction": "an answer and an output instruction"}[metric.reads]
         raise TypeError(f"metric {name!r}: score must be a function of {what}, got {type(metric.score).__name__}")
     return metric
 
@@ -172,3 +175,6 @@ register("refusal_correct", refusal_correct, "1 when the response refuses (`no a
          "cannot answer the question; read on the unanswerable questions", binary=True, reads="refusal")
 register("false_refusal", false_refusal, "1 when the response refuses a question the table answers; read on the "
          "answerable questions", binary=True, reads="refusal")
+register("instruction_followed", instructions.followed, "1 when the answer follows the output instruction its "
+         "question states, checked by rule (1 where none is stated); read on the instruction-following questions",
+         binary=True, reads="instruction")

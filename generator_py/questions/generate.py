@@ -107,7 +107,7 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 continue
             sql, facts, n_read = family.statement(spec, m)
             tpl = rng.choice(phrasings)
-            text = render_question(tpl, None, nl, facts)
+            text = family.finish_question(render_question(tpl, None, nl, facts), spec)
             if text in texts:
                 continue
             texts.add(text)

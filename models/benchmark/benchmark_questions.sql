@@ -45,6 +45,8 @@ synthetic as (
         i.* exclude (question_id, variant, original_question_id, table_id, template_id, family, family_variant, phrasing,
                      question, sql, spec_json, py_answer_json, kind),
         r.* exclude (question_id),
+        -- what scoring checks a response's form against (instruction_followed)
+        cast(json_extract(i.spec_json, '$.instruction') as varchar) as output_instruction,
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)

@@ -1,5 +1,5 @@
 """Test data for the TReB families (suite treb): a small table with hand-checkable values, the toy domain's
-phrasings of NL templates 16-26, and int_relational_rows-shaped frames of relational tables."""
+phrasings of NL templates 16-27, and int_relational_rows-shaped frames of relational tables."""
 from __future__ import annotations
 
 
@@ -24,6 +24,7 @@ TREB_TEMPLATES = {
     24: [f"Taking the number {_COND} as the base of 100 , what is the index of $NESTED the number {_COND} ?"],
     25: [f"What is the compound annual growth rate from the number {_COND} to $NESTED the number {_COND} ?"],
     26: [f"What share of the total is the number {_COND} of $NESTED the sum of the numbers {_COND} ?"],
+    27: [f"What are the numbers {_COND} ?"],
 }
 
 # rows Event > Severity, columns Year; values chosen so that every statistic is checked by hand

@@ -133,6 +133,33 @@ def test_formulas_refuse_what_they_cannot_state(model):
                           "second": [_f("Event", "Traffic"), _f("Year", "2020", "2021")]}, model, {}) is None
 
 
+@pytest.mark.parametrize("kind, expected", [
+    ("descending", [["4"], ["2"]]), ("one_decimal", [["2.0"], ["4.0"]]), ("max_words", [["2"], ["4"]])])
+def test_instruction_following_answers_in_the_form_it_asks(kind, expected, model):
+    import random
+    fam = BOTH.get("instruction_following")
+    cells = [_f("Event", "Traffic"), _f("Severity", "Fatal"), _f("Year", "2022", "2023")]  # 2 and 4
+    spec = {"computation": "instructed_lookup", "filters": cells, "instruction": {"kind": kind}}
+    if kind == "max_words":
+        spec["instruction"]["words"] = 2
+    assert fam.compute(spec, model, {}) == expected
+    text = fam.finish_question("What are the numbers?", spec)
+    assert text.startswith("What are the numbers? ") and {"descending": "descending order",
+                                                          "one_decimal": "one decimal",
+                                                          "max_words": "at most 2 words"}[kind] in text
+    # a drawn max_words instruction allows as many words as values asked
+    for seed in range(20):
+        drawn, _ = fam.draw(model, random.Random(seed), "default")
+        if drawn["instruction"]["kind"] == "max_words":
+            n = len(filter_rows(model, drawn["filters"]))
+            assert drawn["instruction"]["words"] == n >= 2
+
+
+def filter_rows(model, filters):
+    from generator_py.questions.spec import filtered_rows
+    return filtered_rows(model.rows, {"filters": filters})
+
+
 def test_answers_near_a_rounding_tie_are_not_asked():
     assert answer_text(0.125) is None  # 12.5 hundredths: floats could print 0.12 or 0.13
     assert answer_text(1.23456) == [["1.23"]] and answer_text(-2.5) == [["-2.5"]]
@@ -187,6 +214,14 @@ def test_sql_text_states_the_computation(seed_questions):
                 continue
             if q.answer_type == "refusal":  # the lookup it asks selects no cell
                 assert con.execute(q.sql).fetchall() == [] and q.answer_rows == [["no answer"]], q.question_id
+                continue
+            if "instruction" in q.spec:  # the cells it lists, in the order the instruction asks
+                got = [v for (v,) in con.execute(q.sql).fetchall()]
+                kind = q.spec["instruction"]["kind"]
+                printed = [f"{v:.1f}" if kind == "one_decimal" else format_number(v) for v in got]
+                assert printed == [r[0] for r in q.answer_rows] or kind != "descending" and \
+                    sorted(printed) == sorted(r[0] for r in q.answer_rows), (q.question_id, q.sql)
+                n += 1
                 continue
             (value,), = con.execute(q.sql).fetchall()
             assert format_number(value) == q.answer_rows[0][0], (q.question_id, q.sql)
