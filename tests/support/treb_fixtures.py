@@ -1,5 +1,5 @@
 """Test data for the TReB families (suite treb): a small table with hand-checkable values, the toy domain's
-phrasings of NL templates 16-27, and int_relational_rows-shaped frames of relational tables."""
+phrasings of NL templates 16-28, and int_relational_rows-shaped frames of relational tables."""
 from __future__ import annotations
 
 
@@ -25,6 +25,7 @@ TREB_TEMPLATES = {
     25: [f"What is the compound annual growth rate from the number {_COND} to $NESTED the number {_COND} ?"],
     26: [f"What share of the total is the number {_COND} of $NESTED the sum of the numbers {_COND} ?"],
     27: [f"What are the numbers {_COND} ?"],
+    28: [f"True or false : the number {_COND} is"],
 }
 
 # rows Event > Severity, columns Year; values chosen so that every statistic is checked by hand

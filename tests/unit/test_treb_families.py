@@ -160,6 +160,24 @@ def filter_rows(model, filters):
     return filtered_rows(model.rows, {"filters": filters})
 
 
+def test_fact_check_states_the_cell_or_a_rule_made_wrong_value_half_and_half(hand, model):
+    import random
+    fam = BOTH.get("fact_check")
+    table = CheckedTable(relational_columns(treb_fixtures.relational_rows([hand]))[hand.table_id], None, {})
+    answers, strategies = [], set()
+    for seed in range(200):
+        spec, _ = fam.draw(model, random.Random(seed), "default")
+        (answer,), = fam.compute(spec, model, {})
+        right = format_number(table.columns.single(spec["filters"]))
+        assert (answer == "true") == (spec["stated"] == right) == (spec["distractor"] is None)
+        assert fam.cross_check(spec, table) == answer
+        assert fam.finish_question("The number is", spec) == f"The number is {spec['stated']}. Answer true or false."
+        answers.append(answer)
+        strategies.add(spec["distractor"])
+    assert 80 <= answers.count("true") <= 120  # one half each
+    assert "sibling_condition" in strategies
+
+
 def test_answers_near_a_rounding_tie_are_not_asked():
     assert answer_text(0.125) is None  # 12.5 hundredths: floats could print 0.12 or 0.13
     assert answer_text(1.23456) == [["1.23"]] and answer_text(-2.5) == [["-2.5"]]
@@ -224,6 +242,10 @@ def test_sql_text_states_the_computation(seed_questions):
                 n += 1
                 continue
             (value,), = con.execute(q.sql).fetchall()
+            if q.answer_type == "boolean":
+                assert value == q.answer_rows[0][0], (q.question_id, q.sql)
+                n += 1
+                continue
             assert format_number(value) == q.answer_rows[0][0], (q.question_id, q.sql)
             n += 1
         con.unregister("T")
@@ -258,7 +280,7 @@ def test_questions_name_every_condition_and_both_sides(seed_questions):
             if q.family in ("pct_change", "agg_ratio", "correlation"):
                 assert q.spec["first"] != q.spec["second"]
             assert q.answer_type == ("text" if q.kind == "naming" else "refusal" if q.family == "absent_year"
-                                     else "values")
+                                     else "boolean" if q.family == "fact_check" else "values")
 
 
 def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):
