@@ -484,7 +484,7 @@ def subtask_label(skill, subtask, metric) -> str:
 
 def _treb_skills(b: _Builder) -> Section | None:
     df = _strict(b.frame("by_treb_skill"), b.mode)
-    if df.empty:
+    if _under_test(df, b.baselines).empty:  # a section is about models under test; the baselines stand beside
         return None
     labelled = df.assign(subtask=[subtask_label(*k) for k in zip(df["treb_skill"], df["treb_subtask"], df["metric"])],
                          metric="score")
@@ -602,8 +602,7 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_formats, "Which table format works best?", "several formats in one entry: `formats: [html, csv, markdown]`"),
     (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
                                           "sends images"),
-    (_treb_skills, "Which TReB skills and subtasks are hard?", "evaluate a model (the default baselines answer "
-                                                               "every subtask)"),
+    (_treb_skills, "Which TReB skills and subtasks are hard?", NO_MODEL),
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
