@@ -20,7 +20,8 @@ def treb_project(tmp_path_factory):
     # the registry catalog, which the TReB data test reads its families from)
     # the default baselines scored by subtask (the oracle must score 1 on each)
     run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
-            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "--exclude", "tag:images", "--vars", TREB_VARS)
+            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "--exclude", "tag:images", "assert_every_table_has_one_image",
+            "--vars", TREB_VARS)
     return project
 
 

@@ -155,6 +155,13 @@ def test_instruction_following_answers_in_the_form_it_asks(kind, expected, model
             assert drawn["instruction"]["words"] == n >= 2
 
 
+def test_one_decimal_rounds_the_value_as_printed_and_skips_ties():
+    from fractions import Fraction
+    from generator_py.questions.families.instructions import one_decimal
+    # 39.05 is stored a hair below, but the table prints 39.05: a tie, not asked
+    assert [one_decimal(Fraction(v)) for v in (39.05, -2.35, -2.34, 3.46, 7.0)] == [None, None, "-2.3", "3.5", "7.0"]
+
+
 def filter_rows(model, filters):
     from generator_py.questions.spec import filtered_rows
     return filtered_rows(model.rows, {"filters": filters})

@@ -9,6 +9,7 @@ Instructions (`spec.instruction.kind`): `descending` (the numbers from largest t
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Optional
 
@@ -31,12 +32,12 @@ def instruction_text(instruction: dict) -> str:
 
 
 def one_decimal(x: Fraction) -> Optional[str]:
-    """x rounded half up to one decimal, printed with it; None at a tie (two roundings would differ)."""
-    tenths = x * 10
-    if tenths - math.floor(tenths) == Fraction(1, 2):
+    """The value as the table prints it (two decimals), rounded to one decimal and printed with it; None when
+    the printed value ends in 5 (a tie: readers round it either way)."""
+    shown = Decimal(format_number(float(x)))
+    if abs(shown * 10) % 1 == Decimal("0.5"):
         return None
-    n = math.floor(tenths + Fraction(1, 2))
-    return f"{'-' if n < 0 else ''}{abs(n) // 10}.{abs(n) % 10}"
+    return str(shown.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
 class InstructionFollowing(ComputedFamily):
