@@ -602,7 +602,8 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_formats, "Which table format works best?", "several formats in one entry: `formats: [html, csv, markdown]`"),
     (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
                                           "sends images"),
-    (_treb_skills, "Which TReB skills and subtasks are hard?", NO_MODEL),
+    (_treb_skills, "Which TReB skills and subtasks are hard?", "a model under test scored on questions with a TReB "
+                                                               "subtask (benchmark_questions.treb_subtask)"),
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
