@@ -17,6 +17,7 @@ from .report import Table, write_report
 from .report_build import models_evaluated, report_sections
 from .selection import model_order
 from .table_size import scores_by_table_size
+from .treb_skills import QUESTION_COLUMNS, scores_by_treb_skill
 
 
 def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataFrame, out_dir,
@@ -57,6 +58,8 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
     frames["leaderboard"] = step("leaderboard", leaderboard, scores)
     if "n_cells" in tables.columns:  # no predictions here: the cells measure only
         frames["by_table_size"] = step("by_table_size", scores_by_table_size, scores, tables, None, 0, questions)
+    if set(QUESTION_COLUMNS) <= set(questions.columns) and "table_id" in scores.columns:
+        frames["by_treb_skill"] = step("by_treb_skill", scores_by_treb_skill, scores, questions, seed=0)
     t0 = time.perf_counter()
     sections, unanswered = report_sections(frames, scores, out / "figures", scoring_mode)
     t["plots"] = t.get("plots", 0.0) + time.perf_counter() - t0

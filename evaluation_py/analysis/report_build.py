@@ -604,6 +604,46 @@ def _judge(b: _Builder) -> Section | None:
                           _sql("*", "analysis_judge_agreement", NOT_BASELINE, "judge_name, model_name, inference_mode"))])
 
 
+def subtask_label(skill, subtask, metric) -> str:
+    return f"{skill}: {str(subtask).replace('_', ' ')} ({metric})"
+
+
+def _treb_skills(b: _Builder) -> Section | None:
+    df = _strict(b.frame("by_treb_skill"), b.mode)
+    if _under_test(df, b.baselines).empty:  # a section is about models under test; the baselines stand beside
+        return None
+    labelled = df.assign(subtask=[subtask_label(*k) for k in zip(df["treb_skill"], df["treb_subtask"], df["metric"])],
+                         metric="score")
+    fig = plots.plot_means_with_intervals(
+        labelled, b.fig_dir, "treb_skills.png", f"Each TReB subtask by its own metric ({b.mode} scoring, 95% "
+        f"table-resampling bootstrap intervals)", metrics=("score",), label_columns=("inference_mode", "subtask"),
+        baselines=sorted(b.baselines))
+    keys = ["model_name", "inference_mode", "treb_skill", "treb_subtask", "metric"]
+    shown = df.assign(interval=[_interval(lo, hi) for lo, hi in zip(df["ci_low"], df["ci_high"])])[
+        [*keys, "mean", "interval", "n_questions", "n_tables"]]
+    sql = _sql("model_name, inference_mode, treb_skill, treb_subtask, metric, mean, ci_low, ci_high, n_questions, "
+               "n_tables, n_left_out", "analysis_scores_by_treb_skill", f"scoring_mode = '{b.mode}'",
+               "model_name, inference_mode, treb_skill, treb_subtask")
+    under, base = _under_test(shown, b.baselines), shown[shown["model_name"].isin(b.baselines)]
+    tables = []
+    if len(under):
+        tables.append(Table(_ordered(under, b.order, keys[1:]), "Models under test: per skill and subtask the mean "
+                            "of the subtask's own metric, its 95% interval (tables drawn with replacement) and the "
+                            "questions and tables it is over.", sql.replace("where ", f"where {NOT_BASELINE} and ", 1)))
+    if len(base):
+        tables.append(Table(base.reset_index(drop=True), "The baselines: the oracle scores 1 on every subtask (the "
+                            "ground truth and each metric agree); header_match answers with the cells the question's "
+                            "header paths name.", sql.replace("where ", "where model_name in ('oracle', "
+                                                              "'header_match') and ", 1), "Baselines by subtask"))
+    return Section("treb_skills", "Which TReB skills and subtasks are hard?",
+                   "Every question family declares the TReB skill and subtask it measures and the metric that "
+                   "subtask is scored by (exact match for values, ROUGE-L for text): TReB's per-subtask table, on "
+                   "human-centric tables.",
+                   [(fig, "Each row is a model / inference mode on one subtask (skill: subtask (metric)); the point "
+                          "is its mean and the bar its 95% interval from resampling tables; baselines grey, best "
+                          "first.")], tables)
+
+
 CHOICE_SQL = {
     "choice accuracy by subset": None,
     "choice accuracy by strategy and variant": ("analysis_choice_accuracy", "model_name, scoring, subset"),
@@ -688,6 +728,8 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_formats, "Which table format works best?", "several formats in one entry: `formats: [html, csv, markdown]`"),
     (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
                                           "sends images"),
+    (_treb_skills, "Which TReB skills and subtasks are hard?", "a model under test scored on questions with a TReB "
+                                                               "subtask (benchmark_questions.treb_subtask)"),
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),
     (_table_size, "Do the modes lose accuracy as tables grow?", NO_MODEL),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),

@@ -20,6 +20,11 @@ What a metric reads (``reads``), so that metrics beyond a match fit the one regi
 - ``match`` (the default): ``score(Match) -> float``;
 - ``text``: ``score(answer_text, gt_text) -> float`` over the values each side holds, as the
   scoring mode reads them, joined by a space (:func:`evaluation_py.scoring.scores.score_lists`);
+- ``refusal``: ``score(refused, unanswerable) -> float``: whether the response declines to answer (strict
+  reading's ``refused``, in both scoring modes) and whether the ground truth is the documented refusal
+  (``no answer``: the table cannot answer the question);
+- ``instruction``: ``score(answer, instruction) -> float``: the extracted answer as it came and the output
+  instruction its question states (``benchmark_questions.output_instruction``, None for none);
 - ``verdict``: no score function; the values come from outside (the judge's verdicts, in
   ``eval_judgements``) and only predictions with a verdict have a row. :func:`scored_names` are
   the metrics every prediction has, :func:`names` every registered one. No dbt imports.
@@ -31,7 +36,7 @@ from typing import Callable, NamedTuple
 
 from generator_py.core.registry import Registry, RegistryError
 
-from . import text_metrics
+from . import instructions, text_metrics
 
 
 class Match(NamedTuple):
@@ -52,7 +57,7 @@ class Metric:
     reads: str = "match"  # what `score` is a function of: READS
 
 
-READS = ("match", "text", "verdict")
+READS = ("match", "text", "refusal", "instruction", "verdict")
 
 
 def _checked(name: str, metric: Metric) -> Metric:
@@ -67,7 +72,9 @@ def _checked(name: str, metric: Metric) -> Metric:
         if metric.score is not None:
             raise TypeError(f"metric {name!r}: a verdict metric has no score function (its values are given)")
     elif not callable(metric.score):
-        what = "a Match" if metric.reads == "match" else "an answer text and a ground-truth text"
+        what = {"match": "a Match", "text": "an answer text and a ground-truth text",
+                "refusal": "whether the response refused and whether the question is unanswerable",
+                "instruction": "an answer and an output instruction"}[metric.reads]
         raise TypeError(f"metric {name!r}: score must be a function of {what}, got {type(metric.score).__name__}")
     return metric
 
@@ -148,5 +155,26 @@ register("rouge_l", text_metrics.rouge_l, "ROUGE-L F-measure of the answer's val
          "joined by spaces (rouge-score)", reads="text")
 register("bleu", text_metrics.bleu, "sentence BLEU / 100 of the answer's values against the ground truth's, "
          "joined by spaces (sacrebleu, effective order)", reads="text")
+
+
+def refusal_correct(refused: bool, unanswerable: bool) -> float:
+    """1 when the response refuses exactly when the table cannot answer: on the unanswerable questions the
+    share refused rightly (how it is reported), on the others the share not refused."""
+    return 1.0 if refused == unanswerable else 0.0
+
+
+def false_refusal(refused: bool, unanswerable: bool) -> float:
+    """1 when the response refuses a question the table answers (0 on every unanswerable one: read it over the
+    answerable questions)."""
+    return 1.0 if refused and not unanswerable else 0.0
+
+
 register("judge", None, "the LLM judge's verdict (correct 1, incorrect 0, a score 0-10 as score / 10); only "
          "predictions with a parsed verdict have one (var judge_model)", reads="verdict")
+register("refusal_correct", refusal_correct, "1 when the response refuses (`no answer`) exactly when the table "
+         "cannot answer the question; read on the unanswerable questions", binary=True, reads="refusal")
+register("false_refusal", false_refusal, "1 when the response refuses a question the table answers; read on the "
+         "answerable questions", binary=True, reads="refusal")
+register("instruction_followed", instructions.followed, "1 when the answer follows the output instruction its "
+         "question states, checked by rule (1 where none is stated); read on the instruction-following questions",
+         binary=True, reads="instruction")

@@ -96,7 +96,8 @@ def checked_metric_names(names: Iterable[str]) -> tuple[str, ...]:
 
 
 def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_SCORING_MODE,
-                readings: dict | None = None, metric_names: Iterable[str] | None = None) -> dict[str, list]:
+                readings: dict | None = None, metric_names: Iterable[str] | None = None,
+                instructions: Sequence | None = None) -> dict[str, list]:
     """Score parallel lists of answers and gt strings: one list per metric of ``metric_names`` (default:
     every scored metric, :func:`evaluation_py.scoring.metrics.scored_names`), and ``left_out`` and ``unanswered``.
 
@@ -106,6 +107,8 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     response the strict way once. A ``text`` metric compares the values each side holds as the
     mode reads them, joined by a space in their order (strict: the normalised values; paper: the
     cleaned response's and the gt's values); an unanswered or left-out response's text is empty.
+    ``instructions``: per response its question's output instruction (None where it states none), what an
+    ``instruction`` metric checks the response against; default none.
     """
     _check_scoring_mode(scoring_mode)
     if len(responses) != len(gts):
@@ -114,9 +117,17 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     registered = [metrics.get(name) for name in names]
     by_match = [m for m in registered if m.reads == "match"]
     by_text = [m for m in registered if m.reads == "text"]
+    by_refusal = [m for m in registered if m.reads == "refusal"]
+    by_instruction = [m for m in registered if m.reads == "instruction"]
+    if instructions is None:
+        instructions = [None] * len(responses)
+    elif len(instructions) != len(responses):
+        raise ValueError(f"responses and instructions differ in length: {len(responses)} != {len(instructions)}")
     out: dict[str, list] = {c: [] for c in (*(m.name for m in registered), *FLAG_COLUMNS)}
     columns = [out[m.name] for m in by_match]
     text_columns = [out[m.name] for m in by_text]
+    refusal_columns = [(out[m.name], m.score) for m in by_refusal]
+    instruction_columns = [(out[m.name], m.score) for m in by_instruction]
     values_of: dict[Match, tuple] = {}
     text_values_of: dict[tuple, tuple] = {}
     strict_cache: dict = {} if readings is None else readings
@@ -124,10 +135,11 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
     gt_text_cache: dict = {}
     paper_cache: dict = {}
     paper_text_cache: dict = {}
+    refusal_gts: dict = {}  # paper mode: whether a gt is the documented refusal, read the strict way
     read, read_gt = strict_rules.read_response, strict_rules.read_gt
     strict = scoring_mode == "strict"
     value_rule, hitab = _VALUE_RULES.get(scoring_mode), scoring_mode == "paper-hitab"
-    for resp, gt in zip(responses, gts):
+    for resp, gt, instruction in zip(responses, gts, instructions):
         gt_override = None
         gt = "" if is_missing(gt) else str(gt)
         key = None if is_missing(resp) else str(resp)
@@ -176,6 +188,14 @@ def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_
                 text_values = text_values_of[pair] = tuple(m.score(*pair) for m in by_text)
             for col, v in zip(text_columns, text_values):
                 col.append(v)
+        if by_refusal:
+            unanswerable = g.refusal if strict else refusal_gts.get(gt)
+            if unanswerable is None:
+                unanswerable = refusal_gts[gt] = read_gt(gt).refusal
+            for col, score in refusal_columns:
+                col.append(score(reading.refused, unanswerable))
+        for col, score in instruction_columns:
+            col.append(score(key, instruction))
         out["left_out"].append(left_out)
         out["unanswered"].append(reading.unanswered)
     return out
@@ -196,7 +216,7 @@ def score_one(response: str | None, gt: str, scoring_mode: str = DEFAULT_SCORING
 def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = "gt",
                 scoring_mode: str = DEFAULT_SCORING_MODE, readings: dict | None = None,
                 inference_mode: str = extraction.DEFAULT_INFERENCE_MODE,
-                metric_names: Iterable[str] | None = None) -> pd.DataFrame:
+                metric_names: Iterable[str] | None = None, instruction_col: str | None = None) -> pd.DataFrame:
     """A copy of ``df`` with a column per metric of ``metric_names`` (default: every scored one) and
     ``left_out``, ``unanswered`` added, for one scoring mode; the responses are read through the extraction
     filter of ``inference_mode`` (``readings``: see :func:`score_lists`)."""
@@ -204,7 +224,8 @@ def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = 
         if col not in df.columns:
             raise KeyError(f"column {col!r} not in frame (columns: {list(df.columns)})")
     answers = extraction.extract(df[response_col].tolist(), inference_mode)
-    scores = score_lists(answers, df[gt_col].tolist(), scoring_mode, readings, metric_names)
+    given = df[instruction_col].tolist() if instruction_col is not None and instruction_col in df.columns else None
+    scores = score_lists(answers, df[gt_col].tolist(), scoring_mode, readings, metric_names, given)
     out = df.copy()
     for c, values in scores.items():
         out[c] = pd.Series(values, index=df.index, dtype="bool" if c in FLAG_COLUMNS else "float64")
@@ -281,6 +302,7 @@ def summarize(scored_df: pd.DataFrame, by: Iterable[str] | None = None) -> pd.Da
 
 
 SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt")
+INSTRUCTION_COLUMN = "output_instruction"  # read when the questions have it (instruction metrics)
 SCORE_COLUMNS = ["cache_key", "model_name", "backend", "model", "table_format", "inference_mode", "scoring_mode",
                  "question_id", "table_id", "source", "dataset", "template_id", "metric", "value", "left_out",
                  "unanswered", "n_values_given", "n_values_expected"]
@@ -320,7 +342,7 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     ``metric``, ``value``: a registered ``verdict`` metric's values, e.g. the judge's) add a row per
     scoring mode for each request with a verdict, and for each request without an answer (0, as every
     metric of one); a request answered but without a verdict (the judge failed) has no row of it."""
-    q = questions[list(SCORE_QUESTION_COLUMNS)]
+    q = questions[list(SCORE_QUESTION_COLUMNS) + [c for c in (INSTRUCTION_COLUMN,) if c in questions.columns]]
     executed = [c for c in ("execution_answer",) if c in predictions.columns]  # pot: the program's answer
     merged = requests.merge(predictions[["cache_key", "response", *executed]], on="cache_key",
                             how="left").merge(q, on="question_id")
@@ -334,7 +356,8 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     readings: dict = {}  # each answer is read the strict way once, for both modes
     for mode in BUILD_SCORING_MODES:
         # the answers are extracted already: the direct filter passes them on as they are
-        part = score_frame(merged, response_col="answer", gt_col="answer_gt", scoring_mode=mode, readings=readings)
+        part = score_frame(merged, response_col="answer", gt_col="answer_gt", scoring_mode=mode, readings=readings,
+                           instruction_col=INSTRUCTION_COLUMN)
         part["scoring_mode"] = mode
         out.append(to_long(part[[*wide_cols, *metrics.scored_names()]]))
         no_answer = merged["response"].isna().to_numpy()

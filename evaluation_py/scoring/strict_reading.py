@@ -9,6 +9,9 @@ Unanswered (scored 0 on every metric, kept in the averages and counted): a missi
 one that, lower-cased and stripped, starts with ``no answer`` or ``error`` (what ``paper``
 mode leaves out); one whose answer part (below) starts with a refusal (:data:`REFUSALS`,
 e.g. ``I cannot``, ``sorry``, ``n/a``, ``not enough information``); one with no value left.
+The ``no answer`` start and those refusals (not a missing, empty or ``error`` response) are also
+``refused``: a ground truth that is the documented refusal itself (``no answer``: the table cannot
+answer the question) is matched by a refused response alone, as one value.
 
 Answer part, first rule that applies:
 
@@ -105,14 +108,18 @@ class GroundTruth(NamedTuple):
     values: tuple[GtValue, ...]
     texts: frozenset[str]  # the text values
     numbers: tuple[tuple[Decimal, Decimal], ...]  # the numeric values with their half units
+    refusal: bool = False  # the ground truth is the documented refusal: the table cannot answer
 
 
 class Reading(NamedTuple):
     values: tuple[Value, ...]
     unanswered: bool
+    refused: bool = False  # the response declines to answer (a refusal, not a missing or failed one)
 
 
 UNANSWERED = Reading((), True)
+REFUSED = Reading((), True, True)
+NO_ANSWER = "no answer"  # the refusal the prompts document
 
 
 def parse_number(text: str) -> Decimal | None:
@@ -235,10 +242,10 @@ def read_response(response) -> Reading:
         return UNANSWERED
     response = str(response)
     if response.lower().strip().startswith(LEFT_OUT_PREFIXES):
-        return UNANSWERED
+        return REFUSED if response.lower().strip().startswith(NO_ANSWER) else UNANSWERED
     answer = answer_part(response)
     if _REFUSAL_RE.match(answer.lower().lstrip(_EDGE)):
-        return UNANSWERED
+        return UNANSWERED if answer.lower().lstrip(_EDGE).startswith("error") else REFUSED
     values: dict = {}
     for raw in split_values(answer):
         v = read_value(raw)
@@ -278,12 +285,15 @@ def read_gt(gt: str) -> GroundTruth:
             out[g[0]] = g
     values = tuple(out.values())
     return GroundTruth(values, frozenset(t for t, x, _ in values if x is None),
-                       tuple((x, half) for _, x, half in values if x is not None))
+                       tuple((x, half) for _, x, half in values if x is not None),
+                       len(values) == 1 and values[0][0] == NO_ANSWER)
 
 
 def match(reading: Reading, gt: GroundTruth) -> Match:
     """How many values of the reading match the read ground truth, and how many of its values are matched."""
     n_gt = len(gt.values)
+    if gt.refusal:
+        return Match(1, 1, 1, 1) if reading.refused else Match(len(reading.values), 0, 1, 0)
     if reading.unanswered or not n_gt:
         return Match(len(reading.values), 0, n_gt, 0)
     texts, numbers = gt.texts, gt.numbers

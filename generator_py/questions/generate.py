@@ -74,7 +74,8 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     spec=spec, metadata=md, properties=family.properties(spec, md, m, len(sel)),
                     answer_rows=answer, sql_literals=facts.literals, family=family.family_id,
                     family_variant=n_asked, kind=family.kind, tables=(table.table_id,), suite=family.suite,
-                    answer_type=family.answer_type, choices=None if choices is None else tuple(choices), label=extra.get("label")))
+                    answer_type=family.answer_type,
+                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric, choices=None if choices is None else tuple(choices), label=extra.get("label")))
                 n_asked += 1
                 break
     return out
@@ -106,7 +107,7 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 continue
             sql, facts, n_read = family.statement(spec, m)
             tpl = rng.choice(phrasings)
-            text = render_question(tpl, None, nl, facts)
+            text = family.finish_question(render_question(tpl, None, nl, facts), spec)
             if text in texts:
                 continue
             texts.add(text)
@@ -118,6 +119,7 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 metadata=md, properties=family.properties(spec, md, m, n_read), answer_rows=answer,
                 sql_literals=facts.literals, family=family.family_id, family_variant=len(out), kind=family.kind,
                 tables=(table_id,), suite=family.suite, answer_type=family.answer_type,
+                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
                 hides_caption=change["hides_caption"], blank_cell=change["blank_cell"]))
             break
     return out

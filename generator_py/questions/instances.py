@@ -28,7 +28,7 @@ from ..vocabulary.domains import load_domains
 COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
-                                          "blank_grid_col"))
+                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -143,7 +143,8 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                    + tuple(md[c] for c in COLUMNS[_N_FIXED:_N_FIXED + len(METADATA_COLUMNS) - 1])
                    + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS)
                    + (q.kind, q.suite, q.answer_type, q.hides_caption,
-                      q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None))
+                      q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None,
+                      q.treb_skill, q.treb_subtask, q.treb_metric))
     return out
 
 
@@ -211,7 +212,8 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
-_TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string()}
+_TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
+          "treb_subtask": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,

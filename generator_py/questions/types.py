@@ -46,5 +46,9 @@ class QuestionInstance:
     label: Optional[str] = None  # the right option among `choices`
     suite: str = "hctqa"  # the benchmark of its family: "hctqa" (Table III) or "treb" (families/computed.py)
     answer_type: str = "values"  # "values": compared as values; "text": scored by text metrics
+    # the TReB skill and subtask its family declares (None outside TReB's map) and the metric reporting it
+    treb_skill: Optional[str] = None
+    treb_subtask: Optional[str] = None
+    treb_metric: str = "exact_match"
     hides_caption: bool = False  # its table renderings leave out the caption (title naming)
     blank_cell: Optional[tuple[int, int]] = None  # (grid_row, grid_col) shown empty in its renderings

@@ -50,6 +50,7 @@ def model(dbt, session):
             "by_shots": dbt.ref("analysis_scores_by_shots").df(),
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
+            "by_treb_skill": dbt.ref("analysis_scores_by_treb_skill").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
             "by_table_size": dbt.ref("analysis_mode_by_table_size").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),

@@ -46,6 +46,8 @@ synthetic as (
         i.* exclude (question_id, variant, original_question_id, table_id, template_id, family, family_variant, phrasing,
                      question, sql, spec_json, py_answer_json, kind),
         r.* exclude (question_id),
+        -- what scoring checks a response's form against (instruction_followed)
+        cast(json_extract(i.spec_json, '$.instruction') as varchar) as output_instruction,
         i.spec_json
     from instances as i
     inner join tables as t using (table_id)
@@ -56,7 +58,9 @@ synthetic as (
 real_questions as (
     -- the release's questions belong to HCT-QA and are answered by values
     select *, 'original' as variant, question_id as original_question_id,
-        'hctqa' as suite, 'values' as answer_type, false as hides_caption
+        'hctqa' as suite, 'values' as answer_type, false as hides_caption,
+        -- no family: no TReB subtask; their answers are values, compared exactly like a family's
+        cast(null as varchar) as treb_skill, cast(null as varchar) as treb_subtask, 'exact_match' as treb_metric
     from {{ ref('stg_real_questions') }}
 ),
 

@@ -23,7 +23,9 @@ treb as (
 
 select question_id, family, answer_gt, n_rows, n_values
 from treb
-where coalesce(n_rows, 0) <> 1 or coalesce(n_values, 0) <> 1
+-- one answer value, or one per row for a question whose output instruction lists several
+where (output_instruction is null and (coalesce(n_rows, 0) <> 1 or coalesce(n_values, 0) <> 1))
+   or (output_instruction is not null and (coalesce(n_rows, 0) < 2 or n_values <> n_rows))
    or template_id is not null
    or family_suite is distinct from 'treb'
    or answer_type is distinct from family_answer_type
@@ -34,3 +36,5 @@ where coalesce(n_rows, 0) <> 1 or coalesce(n_values, 0) <> 1
    or (blank_grid_row is null) <> (blank_grid_col is null)
    -- a number's answer is one canonical number
    or (answer_type = 'values' and try_cast(json_extract_string(answer_rows, '$[0][0]') as double) is null)
+   -- an unanswerable question's answer is the documented refusal
+   or ((answer_type = 'refusal') <> (answer_gt = '{no answer}'))

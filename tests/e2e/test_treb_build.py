@@ -1,6 +1,6 @@
 """End-to-end: a CI-scale build with the TReB families (var question_suites [hctqa, treb]) up to the
-benchmark marts and the cross-checks, with every data test on them; its Table III questions are those of
-the default CI build, row for row."""
+benchmark marts, the cross-checks and the scores by TReB subtask of the default baselines, with every data
+test on them; its Table III questions are those of the default CI build, row for row."""
 from __future__ import annotations
 
 import json
@@ -18,8 +18,10 @@ def treb_project(tmp_path_factory):
     project = copy_project(tmp_path_factory.mktemp("treb") / "project")
     # the generation and benchmark marts the questions reach, and every data test on them (singular ones included;
     # the registry catalog, which the TReB data test reads its families from)
+    # the default baselines scored by subtask (the oracle must score 1 on each)
     run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
-            "+int_answer_cross_check", "--vars", TREB_VARS)
+            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "--exclude", "tag:images", "assert_every_table_has_one_image",
+            "--vars", TREB_VARS)
     return project
 
 
@@ -83,3 +85,23 @@ def test_no_fine_tuning_example_shows_the_answer_its_question_hides(treb_db):
         family, answer = answer_of[qid]
         # the hidden caption or header cell is nowhere in the table the example shows
         assert f">{escape(answer)}<" not in text and (family != "title_name" or "<caption" not in text), qid
+
+
+def test_every_declared_subtask_is_scored_and_the_oracle_scores_one_on_each(treb_db):
+    declared = set(treb_db.execute(
+        "select json_extract_string(attributes, '$.treb_skill'), json_extract_string(attributes, '$.treb_subtask') "
+        "from intermediate.int_registry_catalog where kind = 'families'").fetchall())
+    asked = set(treb_db.execute("select distinct treb_skill, treb_subtask from main.benchmark_questions "
+                                "where treb_subtask is not null").fetchall())
+    assert asked == declared and len(declared) >= 5
+    rows = treb_db.execute("select model_name, treb_skill, treb_subtask, metric, mean, ci_low, n_questions, n_tables "
+                           "from main.analysis_scores_by_treb_skill where scoring_mode = 'strict'").fetchall()
+    oracle = {(s, t): (metric, mean, low, n) for m, s, t, metric, mean, low, n, _ in rows if m == "oracle"}
+    assert set(oracle) == declared
+    metrics = dict(treb_db.execute("select treb_subtask, any_value(treb_metric) from main.benchmark_questions "
+                                   "where treb_subtask is not null group by 1").fetchall())
+    for (skill, subtask), (metric, mean, low, n) in oracle.items():
+        assert metric == metrics[subtask] and mean == low == 1.0 and n > 0, (skill, subtask, metric, mean)
+    # header_match is reported beside it, and not 1 everywhere
+    header_match = [mean for m, *_, mean, _, _, _ in rows if m == "header_match"]
+    assert len(header_match) == len(declared) and min(header_match) < 1.0

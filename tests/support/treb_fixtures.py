@@ -1,5 +1,5 @@
 """Test data for the TReB families (suite treb): a small table with hand-checkable values, the toy domain's
-phrasings of NL templates 16-22, and int_relational_rows-shaped frames of relational tables."""
+phrasings of NL templates 16-28, and int_relational_rows-shaped frames of relational tables."""
 from __future__ import annotations
 
 
@@ -20,6 +20,12 @@ TREB_TEMPLATES = {
     20: [f"What is the correlation between the numbers {_COND} and $NESTED those {_COND} ?"],
     21: ["What would be a fitting title for this table ?"],
     22: ["Which label belongs in the empty header cell ?"],
+    23: [f"What is the number {_COND} ?"],
+    24: [f"Taking the number {_COND} as the base of 100 , what is the index of $NESTED the number {_COND} ?"],
+    25: [f"What is the compound annual growth rate from the number {_COND} to $NESTED the number {_COND} ?"],
+    26: [f"What share of the total is the number {_COND} of $NESTED the sum of the numbers {_COND} ?"],
+    27: [f"What are the numbers {_COND} ?"],
+    28: [f"True or false : the number {_COND} is"],
 }
 
 # rows Event > Severity, columns Year; values chosen so that every statistic is checked by hand

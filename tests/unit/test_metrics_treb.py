@@ -88,13 +88,60 @@ def test_text_metrics_through_the_scoring_modes():
 
 
 def test_registry_knows_what_a_metric_reads():
-    assert metrics.names()[:8] == ("precision", "recall", "f1", "cc", "exact_match", "rouge_l", "bleu", "judge")
+    assert metrics.names()[:11] == ("precision", "recall", "f1", "cc", "exact_match", "rouge_l", "bleu", "judge",
+                                    "refusal_correct", "false_refusal", "instruction_followed")
     assert "judge" not in metrics.scored_names() and metrics.verdict_names() == ("judge",)
     assert metrics.get("rouge_l").reads == "text" and metrics.get("f1").reads == "match"
-    with pytest.raises(ValueError, match="reads 'vibes' must be one of match, text, verdict"):
+    with pytest.raises(ValueError, match="reads 'vibes' must be one of match, text, refusal, instruction, verdict"):
         metrics.register("toy", lambda m: 0.0, "x", reads="vibes")
     with pytest.raises(TypeError, match="a verdict metric has no score function"):
         metrics.register("toy", lambda m: 0.0, "x", reads="verdict")
     with pytest.raises(TypeError, match="an answer text and a ground-truth text"):
         metrics.register("toy", 3, "x", reads="text")
     assert "toy" not in metrics.names()
+
+
+@pytest.mark.parametrize("response, gt, refusal_correct, false_refusal, exact", [
+    ("no answer", "no answer", 1.0, 0.0, 1.0),  # the documented refusal, where the table cannot answer
+    ("no answer", "{no answer}", 1.0, 0.0, 1.0),  # the gt as benchmark_questions writes it
+    ("Final answer: I cannot tell from the table.", "no answer", 1.0, 0.0, 1.0),
+    ("12", "no answer", 0.0, 0.0, 0.0),  # a made-up value
+    (None, "no answer", 0.0, 0.0, 0.0),  # a failed request is no refusal
+    ("Error: timeout", "no answer", 0.0, 0.0, 0.0),
+    ("no answer", "12", 0.0, 1.0, 0.0),  # a refusal where the table answers
+    ("12", "12", 1.0, 0.0, 1.0),
+])
+def test_refusals_are_scored_against_unanswerable_questions(response, gt, refusal_correct, false_refusal, exact):
+    s = score_one(response, gt, "strict")
+    assert (s["refusal_correct"], s["false_refusal"], s["exact_match"], s["f1"]) == (
+        refusal_correct, false_refusal, exact, exact)
+    paper = score_one(response, gt, "paper")  # the release's reading leaves `no answer` out; refusals read alike
+    assert (paper["refusal_correct"], paper["false_refusal"]) == (refusal_correct, false_refusal)
+
+
+@pytest.mark.parametrize("answer, instruction, expected", [
+    ("158 || 148 || 49", {"kind": "descending"}, 1.0),
+    ("49, 148 and 158", {"kind": "descending"}, 0.0),
+    ("158", {"kind": "descending"}, 0.0),  # one number is no order
+    ("12.0 || 3.5", '{"kind": "one_decimal"}', 1.0),  # as benchmark_questions.output_instruction holds it
+    ("12 || 3.5", {"kind": "one_decimal"}, 0.0),
+    ("1,234.5 and -0.3", {"kind": "one_decimal"}, 1.0),
+    ("12 || 3", {"kind": "max_words", "words": 2}, 1.0),
+    ("The values are 12 and 3.", {"kind": "max_words", "words": 2}, 0.0),
+    (None, {"kind": "max_words", "words": 2}, 0.0),
+    ("anything", None, 1.0),  # no instruction, nothing to violate
+])
+def test_output_instructions_are_checked_by_rule_apart_from_correctness(answer, instruction, expected):
+    from evaluation_py.scoring.instructions import followed
+    from evaluation_py.scoring.scores import score_lists
+
+    assert followed(answer, instruction) == expected
+    s = score_lists([answer], ["{158} || {148}"], "strict", instructions=[instruction])
+    assert s["instruction_followed"] == [expected]
+
+
+def test_an_unknown_instruction_is_an_error_naming_it():
+    from evaluation_py.scoring.instructions import followed
+
+    with pytest.raises(ValueError, match="kind must be one of descending, one_decimal, max_words"):
+        followed("1", {"kind": "json"})

@@ -82,6 +82,10 @@ def test_build_entry_point_runs_the_toy_family(reference_tables, nl_frames, toy_
     for r in toy:
         assert r["question_id"] == question_id(r["table_id"], "column_max", r["family_variant"])
         assert r["template_id"] is None and r["aggregations"] == ["max"]
+        # a family outside TReB's map declares no subtask; its values are still reported exactly
+        assert (r["treb_skill"], r["treb_subtask"], r["treb_metric"]) == (None, None, "exact_match")
+    q01 = [r for r in table if r["family"] == "q01"]
+    assert q01 and {(r["treb_skill"], r["treb_subtask"]) for r in q01} == {("TU", "table_retrieval")}
     assert list(table[0]) == list(COLUMNS)
 
 
@@ -113,6 +117,11 @@ def test_builtin_families_are_the_fifteen_templates_in_order():
     ({"nl": NLRequirements(101, (("EXPR",),), frozenset())}, "required reserved words ['EXPR'] are not allowed"),
     ({"nl": NLRequirements(101, (), frozenset({"BOGUS"}))}, "unknown reserved words ['BOGUS']"),
     ({"variants": 0}, "variants must be an int >= 1"),
+    ({"treb_skill": "TU", "treb_subtask": "tabel_retrieval"},
+     "question family 'column_max': treb_subtask of skill TU must be one of table_retrieval"),
+    ({"treb_skill": "XX", "treb_subtask": "table_query"}, "treb_skill must be one of NLU, TU, TBO"),
+    ({"treb_subtask": "table_query"}, "treb_skill must be one of"),
+    ({"treb_metric": "exact match"}, "treb_metric must name a metric, got 'exact match'"),
 ])
 def test_registration_errors_name_the_family_and_problem(change, problem):
     family = type("Toy", (ColumnMaximum,), {})()

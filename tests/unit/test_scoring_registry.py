@@ -197,7 +197,8 @@ def _eval_summary(scores: pd.DataFrame) -> pd.DataFrame:
 def test_toy_metric_and_filter_flow_through_scores_summary_breakdown_and_regression(toys, tmp_path):
     tables, questions, requests, predictions = _inputs(inference_mode="toy_mode")
     scores = scores_table(requests, predictions, questions)
-    assert set(scores.metric) == {*HCTQA_METRICS, "exact_match", "rouge_l", "bleu", "exact_set", "n_values_read"}
+    assert set(scores.metric) == {*HCTQA_METRICS, "exact_match", "rouge_l", "bleu", "refusal_correct", "false_refusal",
+                                  "instruction_followed", "exact_set", "n_values_read"}
     assert set(scores.inference_mode) == {"toy_mode"}
     # the toy filter read the last line; the direct reading keeps the reasoning, which paper mode cannot match
     def paper_f1(s):

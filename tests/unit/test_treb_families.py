@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from generator_py.dbt_glue.vars import question_suites_var
-from generator_py.answers.computed_cross_check import family_cross_check
+from generator_py.answers.computed_cross_check import CheckedTable, family_cross_check, relational_columns
 from generator_py.core.formatting import format_number
 from generator_py.questions import generate_questions, load_domain_nl
 from generator_py.questions.families import FAMILIES, TREB_FAMILIES, families_for_suites
@@ -64,6 +64,16 @@ FIRE_FATAL = [_f("Event", "Fire"), _f("Severity", "Fatal")]
     ("correlation", {"computation": "correlation", "paired_by": "col", "first": FIRE_FATAL,
                      "second": [_f("Event", "Traffic"), _f("Severity", "Fatal")]}, "-0.77"),
     ("title_name", {"computation": "title"}, "Number of accidents"),
+    # the formulas the question states: 2020 -> 2023 of Fire / Fatal is 10 -> 40
+    ("index_to_base", {"computation": "index", "year_attribute": "Year", "first": FIRE_FATAL + [_f("Year", "2020")],
+                       "second": FIRE_FATAL + [_f("Year", "2023")]}, "400"),
+    # 100 * (4 ** (1 / 3) - 1) = 58.740...
+    ("cagr", {"computation": "cagr", "year_attribute": "Year", "first": FIRE_FATAL + [_f("Year", "2020")],
+              "second": FIRE_FATAL + [_f("Year", "2023")]}, "58.74"),
+    # 8 of 8 + 1 + 8 + 3 (Traffic 2020, 2021: Fatal 8, 8; Minor 1, 3)
+    ("share_of_total", {"computation": "share", "first": [_f("Event", "Traffic"), _f("Severity", "Fatal"),
+                                                          _f("Year", "2020")],
+                        "second": [_f("Event", "Traffic"), _f("Year", "2020", "2021")]}, "40"),
 ])
 def test_family_answers_by_hand(family, spec, expected, hand, model):
     fam = BOTH.get(family)
@@ -92,6 +102,87 @@ def test_unaskable_draws_are_refused(model):
     assert corr.compute({"computation": "correlation", "paired_by": "col", "first": FIRE_FATAL,
                          "second": [_f("Event", "Fire"), _f("Severity", "Fatal"), _f("Year", "2020")]},
                         model, {}) is None
+
+
+def test_absent_year_names_a_year_next_to_those_shown_and_is_answered_by_the_refusal(hand, model):
+    import random
+    fam = BOTH.get("absent_year")
+    rows = treb_fixtures.relational_rows([hand])
+    table = CheckedTable(relational_columns(rows)[hand.table_id], None, {})
+    years = set()
+    for seed in range(40):
+        spec, _ = fam.draw(model, random.Random(seed), "default")
+        (year,) = [f["values"][0] for f in spec["filters"] if f["attribute"] == "Year"]
+        years.add(year)
+        assert fam.compute(spec, model, {}) == [["no answer"]]
+        assert fam.cross_check(spec, table) == "no answer"
+        # the rest of the lookup is one cell of the table: only the year makes it unanswerable
+        shown = [dict(f, values=["2021"]) if f["attribute"] == "Year" else f for f in spec["filters"]]
+        assert len(table.columns.values(shown)) == 1
+        assert fam.compute({**spec, "filters": shown}, model, {}) is None
+        assert fam.cross_check({**spec, "filters": shown}, table) != "no answer"
+    assert years <= {"2017", "2018", "2019", "2024", "2025", "2026"} and len(years) >= 4
+
+
+def test_formulas_refuse_what_they_cannot_state(model):
+    cagr, share = BOTH.get("cagr"), BOTH.get("share_of_total")
+    # a growth rate needs one cell on each side; a share of a total not holding the cell is none
+    assert cagr.compute({"computation": "cagr", "year_attribute": "Year", "first": FIRE_FATAL + [_f("Year", "2020")],
+                         "second": FIRE_FATAL}, model, {}) is None  # the later side is four cells
+    assert share.compute({"computation": "share", "first": FIRE_FATAL + [_f("Year", "2020")],
+                          "second": [_f("Event", "Traffic"), _f("Year", "2020", "2021")]}, model, {}) is None
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("descending", [["4"], ["2"]]), ("one_decimal", [["2.0"], ["4.0"]]), ("max_words", [["2"], ["4"]])])
+def test_instruction_following_answers_in_the_form_it_asks(kind, expected, model):
+    import random
+    fam = BOTH.get("instruction_following")
+    cells = [_f("Event", "Traffic"), _f("Severity", "Fatal"), _f("Year", "2022", "2023")]  # 2 and 4
+    spec = {"computation": "instructed_lookup", "filters": cells, "instruction": {"kind": kind}}
+    if kind == "max_words":
+        spec["instruction"]["words"] = 2
+    assert fam.compute(spec, model, {}) == expected
+    text = fam.finish_question("What are the numbers?", spec)
+    assert text.startswith("What are the numbers? ") and {"descending": "descending order",
+                                                          "one_decimal": "one decimal",
+                                                          "max_words": "at most 2 words"}[kind] in text
+    # a drawn max_words instruction allows as many words as values asked
+    for seed in range(20):
+        drawn, _ = fam.draw(model, random.Random(seed), "default")
+        if drawn["instruction"]["kind"] == "max_words":
+            n = len(filter_rows(model, drawn["filters"]))
+            assert drawn["instruction"]["words"] == n >= 2
+
+
+def test_one_decimal_rounds_the_value_as_printed_and_skips_ties():
+    from fractions import Fraction
+    from generator_py.questions.families.instructions import one_decimal
+    # 39.05 is stored a hair below, but the table prints 39.05: a tie, not asked
+    assert [one_decimal(Fraction(v)) for v in (39.05, -2.35, -2.34, 3.46, 7.0)] == [None, None, "-2.3", "3.5", "7.0"]
+
+
+def filter_rows(model, filters):
+    from generator_py.questions.spec import filtered_rows
+    return filtered_rows(model.rows, {"filters": filters})
+
+
+def test_fact_check_states_the_cell_or_a_rule_made_wrong_value_half_and_half(hand, model):
+    import random
+    fam = BOTH.get("fact_check")
+    table = CheckedTable(relational_columns(treb_fixtures.relational_rows([hand]))[hand.table_id], None, {})
+    answers, strategies = [], set()
+    for seed in range(200):
+        spec, _ = fam.draw(model, random.Random(seed), "default")
+        (answer,), = fam.compute(spec, model, {})
+        right = format_number(table.columns.single(spec["filters"]))
+        assert (answer == "true") == (spec["stated"] == right) == (spec["distractor"] is None)
+        assert fam.cross_check(spec, table) == answer
+        assert fam.finish_question("The number is", spec) == f"The number is {spec['stated']}. Answer true or false."
+        answers.append(answer)
+        strategies.add(spec["distractor"])
+    assert 80 <= answers.count("true") <= 120  # one half each
+    assert "sibling_condition" in strategies
 
 
 def test_answers_near_a_rounding_tie_are_not_asked():
@@ -146,7 +237,22 @@ def test_sql_text_states_the_computation(seed_questions):
         for q in qs:
             if q.kind != "computed":
                 continue
+            if q.answer_type == "refusal":  # the lookup it asks selects no cell
+                assert con.execute(q.sql).fetchall() == [] and q.answer_rows == [["no answer"]], q.question_id
+                continue
+            if "instruction" in q.spec:  # the cells it lists, in the order the instruction asks
+                got = [v for (v,) in con.execute(q.sql).fetchall()]
+                kind = q.spec["instruction"]["kind"]
+                printed = [f"{v:.1f}" if kind == "one_decimal" else format_number(v) for v in got]
+                assert printed == [r[0] for r in q.answer_rows] or kind != "descending" and \
+                    sorted(printed) == sorted(r[0] for r in q.answer_rows), (q.question_id, q.sql)
+                n += 1
+                continue
             (value,), = con.execute(q.sql).fetchall()
+            if q.answer_type == "boolean":
+                assert value == q.answer_rows[0][0], (q.question_id, q.sql)
+                n += 1
+                continue
             assert format_number(value) == q.answer_rows[0][0], (q.question_id, q.sql)
             n += 1
         con.unregister("T")
@@ -180,7 +286,8 @@ def test_questions_name_every_condition_and_both_sides(seed_questions):
                 assert "sample" in q.question.lower()  # the question says which standard deviation
             if q.family in ("pct_change", "agg_ratio", "correlation"):
                 assert q.spec["first"] != q.spec["second"]
-            assert q.answer_type == ("text" if q.kind == "naming" else "values")
+            assert q.answer_type == ("text" if q.kind == "naming" else "refusal" if q.family == "absent_year"
+                                     else "boolean" if q.family == "fact_check" else "values")
 
 
 def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):

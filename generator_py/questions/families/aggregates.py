@@ -10,6 +10,8 @@ from .registry import QuestionFamily
 class SelectionAggregate(QuestionFamily):
     """A global aggregate over a selection of row paths and column paths."""
 
+    treb_skill, treb_subtask = "TCO", "general_operations"
+
     def __init__(self, template_id: int, rows: str, cols: str):
         self.template_id = template_id
         self.family_id = f"q{template_id:02d}"

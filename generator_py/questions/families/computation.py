@@ -78,6 +78,7 @@ class StandardDeviation(_SelectionStatistic):
     """The sample standard deviation (denominator n - 1; the question says so)."""
 
     family_id = "stdev"
+    treb_skill, treb_subtask = "TCO", "general_operations"
     computation = "stddev_samp"
     sql_function = "STDDEV_SAMP"
     nl = NLRequirements(16)
@@ -95,6 +96,7 @@ class Median(_SelectionStatistic):
     """The median (the mean of the two middle values for an even count)."""
 
     family_id = "median"
+    treb_skill, treb_subtask = "TCO", "general_operations"
     computation = "median"
     sql_function = "MEDIAN"
     nl = NLRequirements(17)
@@ -112,6 +114,7 @@ class PercentageChange(ComputedFamily):
     """100 * (second - first) / first between two cells on one row path (or one column path)."""
 
     family_id = "pct_change"
+    treb_skill, treb_subtask = "NLU", "mathematical_reasoning"
     nl = NLRequirements(18, (("NESTED",),), frozenset({"NESTED"}))
 
     def draw(self, m, rng, variety):
@@ -155,6 +158,7 @@ class AggregateRatio(ComputedFamily):
     """The ratio of one aggregate over two groups: two labels of the first row attribute at one column path."""
 
     family_id = "agg_ratio"
+    treb_skill, treb_subtask = "NLU", "mathematical_reasoning"
     nl = NLRequirements(19, (("NESTED",), ("EXPR",)), frozenset({"NESTED", "EXPR"}))
 
     def draw(self, m, rng, variety):
@@ -218,6 +222,7 @@ class Correlation(ComputedFamily):
     """Pearson's r between two row paths (paired by column path) or two column paths (paired by row path)."""
 
     family_id = "correlation"
+    treb_skill, treb_subtask = "DA", "correlation_analysis"
     nl = NLRequirements(20, (("NESTED",),), frozenset({"NESTED"}))
 
     def draw(self, m, rng, variety):

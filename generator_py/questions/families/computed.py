@@ -39,6 +39,10 @@ class ComputedFamily(QuestionFamily):
         """(SQL text or None, the facts the NL rendering reads, relational rows the question reads)."""
         raise NotImplementedError
 
+    def finish_question(self, text: str, spec: dict) -> str:
+        """The rendered question as asked (a family may add a sentence its phrasings cannot hold)."""
+        return text
+
     def rendering_change(self, spec: dict, extra: dict) -> dict[str, Any]:
         """What the question's table rendering hides: {"hides_caption": bool, "blank_cell": (row, col) | None}."""
         return {"hides_caption": False, "blank_cell": None}

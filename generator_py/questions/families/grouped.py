@@ -10,6 +10,8 @@ _NL_ALLOWED = frozenset(EXPR + ("GROUPBY",))
 
 
 class _Grouped(QuestionFamily):
+    treb_skill, treb_subtask = "TCO", "general_operations"
+
     def __init__(self, template_id: int):
         self.template_id = template_id
         self.family_id = f"q{template_id:02d}"

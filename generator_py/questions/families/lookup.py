@@ -9,6 +9,8 @@ from .registry import QuestionFamily
 class ValueLookup(QuestionFamily):
     """Value of one or several row paths (`rows`: "one" | "many") at one or several column paths."""
 
+    treb_skill, treb_subtask = "TU", "table_retrieval"
+
     def __init__(self, template_id: int, rows: str, cols: str):
         self.template_id = template_id
         self.family_id = f"q{template_id:02d}"

@@ -22,6 +22,8 @@ class TitleNaming(ComputedFamily):
     """Answer: the table's caption (its value name), which the question's renderings leave out."""
 
     family_id = "title_name"
+    treb_skill, treb_subtask = "TU", "title_naming"
+    treb_metric = "rouge_l"
     kind = "naming"
     answer_type = "text"
     nl = NLRequirements(21)
@@ -71,6 +73,8 @@ class HeaderNaming(ComputedFamily):
     """Answer: the label of one header cell (shown once in the table), emptied in the question's renderings."""
 
     family_id = "header_name"
+    treb_skill, treb_subtask = "TU", "column_naming"
+    treb_metric = "rouge_l"
     kind = "naming"
     answer_type = "text"
     reads_header_cells = True

@@ -11,6 +11,8 @@ from .registry import QuestionFamily
 class Ranking(QuestionFamily):
     """Row paths ordered by their value (the top k of them, or all in descending order)."""
 
+    treb_skill, treb_subtask = "TBO", "table_query"
+
     def __init__(self, template_id: int, top_k: bool):
         self.template_id = template_id
         self.family_id = f"q{template_id:02d}"

@@ -23,6 +23,7 @@ from ...core.registry import Registry, RegistryError
 from ..properties import question_properties
 from ..template_syntax import RESERVED, NLRequirements
 from ..table_model import TableModel
+from ..treb_skills import check_declaration
 
 _FAMILY_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -41,7 +42,9 @@ class QuestionFamily:
     `variants`: how many questions of the family one table may get; `aggregate_in_table`: its aggregate
     is displayed in the HCT (a release property); `suite`: the benchmark the family belongs to ("hctqa":
     Table III, "treb": TReB's skills, families/computed.py); `answer_type`: "values" (compared as values)
-    or "text" (scored by text metrics).
+    or "text" (scored by text metrics) or "refusal" (the table cannot answer: families/unanswerable.py); `treb_skill` and `treb_subtask`: the TReB skill and subtask its
+    questions measure (questions/treb_skills.py spells them; None for a family outside TReB's map), and
+    `treb_metric`: the registered metric that subtask is reported by (analysis_scores_by_treb_skill).
     """
 
     family_id: str = ""
@@ -53,6 +56,9 @@ class QuestionFamily:
     suite: str = "hctqa"
     answer_type: str = "values"
     reads_header_cells: bool = False  # its draws read the table's header cells (the generation model loads them)
+    treb_skill: Optional[str] = None
+    treb_subtask: Optional[str] = None
+    treb_metric: str = "exact_match"  # values compared exactly (TReB's exact-match accuracy); text: rouge_l
 
     @property
     def description(self) -> str:
@@ -144,6 +150,10 @@ def _checked(fid: str, family: QuestionFamily) -> QuestionFamily:
         raise ValueError(f"question family {fid!r}: variants must be an int >= 1, got {family.variants!r}")
     if not isinstance(family.suite, str) or not _FAMILY_ID.match(family.suite):
         raise ValueError(f"question family {fid!r}: suite must be a lower-case word, got {family.suite!r}")
+    if family.treb_skill is not None or family.treb_subtask is not None:
+        check_declaration(f"question family {fid!r}", family.treb_skill, family.treb_subtask)
+    if not isinstance(family.treb_metric, str) or not family.treb_metric.isidentifier():
+        raise ValueError(f"question family {fid!r}: treb_metric must name a metric, got {family.treb_metric!r}")
     return family
 
 

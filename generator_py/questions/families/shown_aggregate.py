@@ -23,6 +23,9 @@ def _group_filters(m, axis: str, group: tuple) -> list[dict]:
 class ShownAggregate(QuestionFamily):
     """An aggregate cell the table displays, computed from the data cells."""
 
+    # the table prints the answer: finding the aggregate cell is a retrieval, computing it is not needed
+    treb_skill, treb_subtask = "TU", "table_retrieval"
+
     family_id = "q05"
     template_id = 5
     nl = NLRequirements(5, (EXPR,), frozenset(EXPR))

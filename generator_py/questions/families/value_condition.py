@@ -11,6 +11,8 @@ from .registry import QuestionFamily
 class ValueCondition(QuestionFamily):
     """The paths whose value passes a threshold (in a nested query for the second variant)."""
 
+    treb_skill, treb_subtask = "TBO", "table_selection"
+
     def __init__(self, template_id: int, nested: bool):
         self.template_id = template_id
         self.family_id = f"q{template_id:02d}"
