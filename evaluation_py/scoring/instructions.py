@@ -12,6 +12,7 @@ A question without an instruction has nothing to violate (1); an unknown kind is
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Optional
 
@@ -31,9 +32,9 @@ def _numbers(text: str) -> list[tuple[float, Optional[str]]]:
 
 
 def followed(answer: Optional[str], instruction) -> float:
-    """1.0 when `answer` follows `instruction` (a dict, its JSON text, or None for none), else 0.0."""
+    """1.0 when `answer` follows `instruction` (a dict or its JSON text), else 0.0; NaN without one."""
     if instruction is None or (isinstance(instruction, float) and instruction != instruction):
-        return 1.0
+        return math.nan
     if isinstance(instruction, str):
         instruction = json.loads(instruction)
     kind = instruction.get("kind")

@@ -26,11 +26,15 @@ What a metric reads (``reads``), so that metrics beyond a match fit the one regi
 - ``instruction``: ``score(answer, instruction) -> float``: the extracted answer as it came and the output
   instruction its question states (``benchmark_questions.output_instruction``, None for none);
 - ``verdict``: no score function; the values come from outside (the judge's verdicts, in
-  ``eval_judgements``) and only predictions with a verdict have a row. :func:`scored_names` are
+  ``eval_judgements``) and only predictions with a verdict have a row.
+
+A ``partial`` metric applies to some questions only (the refusal metrics, ``instruction_followed``): it
+scores NaN on the others, which have no row of it in ``eval_scores``. :func:`scored_names` are
   the metrics every prediction has, :func:`names` every registered one. No dbt imports.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
@@ -55,6 +59,9 @@ class Metric:
     # 0/1 outcomes: the regression fits a linear probability model (and a logit when asked).
     binary: bool = False
     reads: str = "match"  # what `score` is a function of: READS
+    # Scores only the predictions it applies to (NaN elsewhere): those have a row in the long scores, the
+    # others none, so its mean is over the questions it is about.
+    partial: bool = False
 
 
 READS = ("match", "text", "refusal", "instruction", "verdict")
@@ -83,14 +90,14 @@ METRICS: Registry[Metric] = Registry("metric", entry_point_group="hctqa.metrics"
 
 
 def register(name: str, score: Callable[..., float] | None, description: str, binary: bool = False,
-             reads: str = "match") -> Metric:
+             reads: str = "match", partial: bool = False) -> Metric:
     """Register metric ``name``; it then appears in every score table and analysis. A name is registered once.
 
     ``reads`` says what ``score`` takes (module doc): a Match, the two texts, or nothing (``verdict``:
     ``score`` is None and the values are given to :func:`evaluation_py.scoring.scores.scores_table`)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise RegistryError(f"metric name {name!r} must be an identifier (it names rows and columns)")
-    return METRICS.register(name, Metric(name, score, description, binary, reads))
+    return METRICS.register(name, Metric(name, score, description, binary, reads, partial))
 
 
 def unregister(name: str) -> None:
@@ -158,23 +165,20 @@ register("bleu", text_metrics.bleu, "sentence BLEU / 100 of the answer's values 
 
 
 def refusal_correct(refused: bool, unanswerable: bool) -> float:
-    """1 when the response refuses exactly when the table cannot answer: on the unanswerable questions the
-    share refused rightly (how it is reported), on the others the share not refused."""
-    return 1.0 if refused == unanswerable else 0.0
+    """On a question the table cannot answer: 1 when the response refuses, else 0 (NaN on the others)."""
+    return (1.0 if refused else 0.0) if unanswerable else math.nan
 
 
 def false_refusal(refused: bool, unanswerable: bool) -> float:
-    """1 when the response refuses a question the table answers (0 on every unanswerable one: read it over the
-    answerable questions)."""
-    return 1.0 if refused and not unanswerable else 0.0
+    """On a question the table answers: 1 when the response refuses it anyway, else 0 (NaN on the others)."""
+    return math.nan if unanswerable else (1.0 if refused else 0.0)
 
 
 register("judge", None, "the LLM judge's verdict (correct 1, incorrect 0, a score 0-10 as score / 10); only "
          "predictions with a parsed verdict have one (var judge_model)", reads="verdict")
-register("refusal_correct", refusal_correct, "1 when the response refuses (`no answer`) exactly when the table "
-         "cannot answer the question; read on the unanswerable questions", binary=True, reads="refusal")
-register("false_refusal", false_refusal, "1 when the response refuses a question the table answers; read on the "
-         "answerable questions", binary=True, reads="refusal")
-register("instruction_followed", instructions.followed, "1 when the answer follows the output instruction its "
-         "question states, checked by rule (1 where none is stated); read on the instruction-following questions",
-         binary=True, reads="instruction")
+register("refusal_correct", refusal_correct, "on the questions the table cannot answer (ground truth `no answer`): "
+         "1 when the response refuses", binary=True, reads="refusal", partial=True)
+register("false_refusal", false_refusal, "on the questions the table answers: 1 when the response refuses anyway",
+         binary=True, reads="refusal", partial=True)
+register("instruction_followed", instructions.followed, "on the questions stating an output instruction: 1 when "
+         "the answer follows it, checked by rule", binary=True, reads="instruction", partial=True)

@@ -232,15 +232,22 @@ def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = 
     return out
 
 
-def to_long(scored: pd.DataFrame, metric_names: Iterable[str] | None = None) -> pd.DataFrame:
+def to_long(scored: pd.DataFrame, metric_names: Iterable[str] | None = None,
+            keep_undefined: bool = False) -> pd.DataFrame:
     """Wide scores (a column per metric) as long ones: the other columns, then ``metric`` and ``value``,
-    one block of rows per metric in registration order."""
+    one block of rows per metric in registration order. A partial metric has no row where it is NaN
+    (a question it does not apply to) unless ``keep_undefined``."""
     names = list(metric_names or metrics.scored_names())
     missing = [m for m in names if m not in scored.columns]
     if missing:
         raise KeyError(f"metric columns missing from scored frame: {missing}")
     base = scored.drop(columns=names)
-    blocks = [base.assign(metric=m, value=scored[m].astype("float64").to_numpy()) for m in names]
+    blocks = []
+    for m in names:
+        block = base.assign(metric=m, value=scored[m].astype("float64").to_numpy())
+        if not keep_undefined and m in metrics.names() and metrics.get(m).partial:
+            block = block[block["value"].notna()]
+        blocks.append(block)
     if not blocks:
         return base.assign(metric=pd.Series(dtype=object), value=pd.Series(dtype="float64")).iloc[:0]
     return pd.concat(blocks, ignore_index=True)
@@ -292,7 +299,9 @@ def summarize(scored_df: pd.DataFrame, by: Iterable[str] | None = None) -> pd.Da
     missing = [c for c in [*by, *names, *FLAG_COLUMNS] if c not in scored_df.columns]
     if missing:
         raise KeyError(f"columns missing from scored frame: {missing}")
-    means = mean_scores(to_long(scored_df[[*by, *names, *FLAG_COLUMNS]], names), by, count_unanswered=True)
+    # NaN rows kept: every metric has the same n, a partial one's mean is over the rows it applies to
+    means = mean_scores(to_long(scored_df[[*by, *names, *FLAG_COLUMNS]], names, keep_undefined=True), by,
+                        count_unanswered=True)
     keys = [*by, "n", "n_left_out", "unanswered"]
     wide = means.set_index([*keys, "metric"])["value"].unstack("metric").reset_index()
     wide.columns.name = None

@@ -1,6 +1,7 @@
 """TReB's metrics done right: numeric-aware exact match, ROUGE-L and BLEU on text answers, in both scoring modes."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from evaluation_py.scoring import metrics, text_metrics
@@ -101,22 +102,41 @@ def test_registry_knows_what_a_metric_reads():
     assert "toy" not in metrics.names()
 
 
+def _or_none(x):
+    return None if x != x else x  # NaN: the metric does not apply to the question
+
+
+# None: the metric does not apply (refusal_correct reads the unanswerable questions, false_refusal the others)
 @pytest.mark.parametrize("response, gt, refusal_correct, false_refusal, exact", [
-    ("no answer", "no answer", 1.0, 0.0, 1.0),  # the documented refusal, where the table cannot answer
-    ("no answer", "{no answer}", 1.0, 0.0, 1.0),  # the gt as benchmark_questions writes it
-    ("Final answer: I cannot tell from the table.", "no answer", 1.0, 0.0, 1.0),
-    ("12", "no answer", 0.0, 0.0, 0.0),  # a made-up value
-    (None, "no answer", 0.0, 0.0, 0.0),  # a failed request is no refusal
-    ("Error: timeout", "no answer", 0.0, 0.0, 0.0),
-    ("no answer", "12", 0.0, 1.0, 0.0),  # a refusal where the table answers
-    ("12", "12", 1.0, 0.0, 1.0),
+    ("no answer", "no answer", 1.0, None, 1.0),  # the documented refusal, where the table cannot answer
+    ("no answer", "{no answer}", 1.0, None, 1.0),  # the gt as benchmark_questions writes it
+    ("Final answer: I cannot tell from the table.", "no answer", 1.0, None, 1.0),
+    ("12", "no answer", 0.0, None, 0.0),  # a made-up value
+    (None, "no answer", 0.0, None, 0.0),  # a failed request is no refusal
+    ("Error: timeout", "no answer", 0.0, None, 0.0),
+    ("no answer", "12", None, 1.0, 0.0),  # a refusal where the table answers
+    ("12", "12", None, 0.0, 1.0),
 ])
 def test_refusals_are_scored_against_unanswerable_questions(response, gt, refusal_correct, false_refusal, exact):
     s = score_one(response, gt, "strict")
-    assert (s["refusal_correct"], s["false_refusal"], s["exact_match"], s["f1"]) == (
+    assert (_or_none(s["refusal_correct"]), _or_none(s["false_refusal"]), s["exact_match"], s["f1"]) == (
         refusal_correct, false_refusal, exact, exact)
     paper = score_one(response, gt, "paper")  # the release's reading leaves `no answer` out; refusals read alike
-    assert (paper["refusal_correct"], paper["false_refusal"]) == (refusal_correct, false_refusal)
+    assert (_or_none(paper["refusal_correct"]), _or_none(paper["false_refusal"])) == (refusal_correct, false_refusal)
+
+
+def test_a_partial_metric_has_rows_only_where_it_applies():
+    from evaluation_py.scoring.scores import score_frame, summarize, to_long
+
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "response": ["no answer", "12", "no answer"],
+                          "gt": ["no answer", "12", "7"]})
+    scored = score_frame(frame, metric_names=["f1", "refusal_correct", "false_refusal"])
+    long = to_long(scored[["id", "f1", "refusal_correct", "false_refusal", "left_out", "unanswered"]],
+                   ["f1", "refusal_correct", "false_refusal"])
+    rows = {m: sorted(g["id"]) for m, g in long.groupby("metric")}
+    assert rows == {"f1": ["a", "b", "c"], "refusal_correct": ["a"], "false_refusal": ["b", "c"]}
+    summary = summarize(scored).iloc[0]
+    assert summary["n"] == 3 and summary["refusal_correct"] == 1.0 and summary["false_refusal"] == 0.5
 
 
 @pytest.mark.parametrize("answer, instruction, expected", [
@@ -129,15 +149,15 @@ def test_refusals_are_scored_against_unanswerable_questions(response, gt, refusa
     ("12 || 3", {"kind": "max_words", "words": 2}, 1.0),
     ("The values are 12 and 3.", {"kind": "max_words", "words": 2}, 0.0),
     (None, {"kind": "max_words", "words": 2}, 0.0),
-    ("anything", None, 1.0),  # no instruction, nothing to violate
+    ("anything", None, None),  # no instruction: the metric does not apply
 ])
 def test_output_instructions_are_checked_by_rule_apart_from_correctness(answer, instruction, expected):
     from evaluation_py.scoring.instructions import followed
     from evaluation_py.scoring.scores import score_lists
 
-    assert followed(answer, instruction) == expected
+    assert _or_none(followed(answer, instruction)) == expected
     s = score_lists([answer], ["{158} || {148}"], "strict", instructions=[instruction])
-    assert s["instruction_followed"] == [expected]
+    assert [_or_none(v) for v in s["instruction_followed"]] == [expected]
 
 
 def test_an_unknown_instruction_is_an_error_naming_it():

@@ -122,7 +122,11 @@ def test_eval_scores_is_one_row_per_request_scoring_mode_and_metric():
     scores = scores_table(requests, predictions, questions[["question_id", "source", "dataset", "template_id",
                                                               "answer_gt"]])
     assert list(scores.columns) == SCORE_COLUMNS
-    assert len(scores) == len(requests) * 2 * len(metrics.scored_names())
+    # every prediction has a row of every metric but the partial ones (none applies to these questions, bar
+    # false_refusal: every one of them is answerable)
+    every = [m for m in metrics.scored_names() if not metrics.get(m).partial] + ["false_refusal"]
+    assert len(scores) == len(requests) * 2 * len(every)
+    assert set(scores.metric) == set(every)
     assert not scores.duplicated(["cache_key", "scoring_mode", "metric"]).any()
     assert set(scores.inference_mode) == {"direct"}  # requests without the column are direct
     # the long rows hold what score_one gives for the same response
@@ -197,8 +201,9 @@ def _eval_summary(scores: pd.DataFrame) -> pd.DataFrame:
 def test_toy_metric_and_filter_flow_through_scores_summary_breakdown_and_regression(toys, tmp_path):
     tables, questions, requests, predictions = _inputs(inference_mode="toy_mode")
     scores = scores_table(requests, predictions, questions)
-    assert set(scores.metric) == {*HCTQA_METRICS, "exact_match", "rouge_l", "bleu", "refusal_correct", "false_refusal",
-                                  "instruction_followed", "exact_set", "n_values_read"}
+    # the partial metrics that apply to no question here (none is unanswerable or states an instruction) have no row
+    assert set(scores.metric) == {*HCTQA_METRICS, "exact_match", "rouge_l", "bleu", "false_refusal", "exact_set",
+                                  "n_values_read"}
     assert set(scores.inference_mode) == {"toy_mode"}
     # the toy filter read the last line; the direct reading keeps the reasoning, which paper mode cannot match
     def paper_f1(s):
