@@ -24,10 +24,16 @@ from support.dbt_project import build_vars, clone, query, requests_for, run_dbt,
 
 def scored_metrics(project: Path) -> list[str]:
     """The metrics every prediction is scored by, as the build's registry catalog lists them (a judge's
-    verdict metric only where a judge ran)."""
+    verdict metric only where a judge ran; a partial one only on the questions it is about)."""
     return [n for (n,) in query(project, """select name from intermediate.int_registry_catalog
                                             where kind = 'metrics' and json_extract_string(attributes, '$.reads') <> 'verdict'
+                                              and not json_extract(attributes, '$.partial')::boolean
                                             order by name""")]
+
+
+# SQL: a metric row of a metric every prediction has (a partial one scores only the questions it is about)
+NOT_PARTIAL = """metric not in (select name from intermediate.int_registry_catalog
+                                where kind = 'metrics' and json_extract(attributes, '$.partial')::boolean)"""
 
 # ---------------------------------------------------------------------------------------------- 1. baselines
 def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_base, tmp_path):
@@ -45,7 +51,7 @@ def test_default_baselines_oracle_perfect_header_match_per_template(benchmark_ba
     assert query(project, "select count(*) from eval_turns")[0][0] == 0
     oracle = query(project, """
         select level, scoring_mode, list(distinct metric order by metric), list(distinct value)
-        from eval_summary where model_name = 'oracle' group by all""")
+        from eval_summary where model_name = 'oracle' and """ + NOT_PARTIAL + " group by all")
     assert {(lvl, mode) for lvl, mode, *_ in oracle} == {
         (lvl, mode) for lvl in ("overall", "source", "dataset", "template") for mode in ("strict", "paper")}
     for level, mode, metric_names, values in oracle:
@@ -217,7 +223,11 @@ def test_replay_of_release_responses_reproduces_published_scores(release_build):
     n_metrics = len(scored_metrics(project))
     assert n_metrics >= 4
     assert query(project, """select count(*), count(distinct metric), list(distinct inference_mode)
-                             from eval_scores where model_name = 'gemma'""") == [(194 * 2 * n_metrics, n_metrics, ["direct"])]
+                             from eval_scores where model_name = 'gemma' and """ + NOT_PARTIAL) == [
+        (194 * 2 * n_metrics, n_metrics, ["direct"])]
+    # every question of the release is answerable: false_refusal scores each, the other partial metrics none
+    assert query(project, """select metric, count(*) from eval_scores where model_name = 'gemma' and not """
+                 + NOT_PARTIAL + " group by 1") == [("false_refusal", 194 * 2)]
 
 
 # ---------------------------------------------------------------------------------------------- sampling
