@@ -11,13 +11,15 @@ import pyarrow as pa
 from .sampling import SampledTable, sample_table
 from ..vocabulary.templates import TableTemplate, Variant, expand_variants, load_options, load_templates
 from ..vocabulary.domains import Domain, load_domains
+from ..vocabulary.value_model import load_value_models
 
 
-def load_all(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.DataFrame, templates: pd.DataFrame,
-             options: pd.DataFrame, replicas: Optional[int] = None, domains: Optional[list[str]] = None):
+def load_all(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.DataFrame, effects: pd.DataFrame,
+             templates: pd.DataFrame, options: pd.DataFrame, replicas: Optional[int] = None,
+             domains: Optional[list[str]] = None):
     """Validate every seed, then expand the templates into variants (raises SeedError on bad input)."""
     vocab = load_domains(attributes, values, ranges)
-    tmpl = load_templates(templates, vocab)
+    tmpl = load_templates(templates, vocab, load_value_models(effects, vocab))
     if domains:
         unknown = sorted(set(domains) - {t.domain for t in tmpl})
         if unknown:

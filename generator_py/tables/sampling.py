@@ -1,4 +1,5 @@
-"""Sampling one relational table (T_REL) from a variant: attribute order, header values, unique values."""
+"""Sampling one relational table (T_REL) from a variant: attribute order, header values, and its values
+(generator_py/tables/cell_values.py), distinct and different from every shown sum or average."""
 from __future__ import annotations
 
 import itertools
@@ -8,8 +9,9 @@ from typing import Optional
 
 import numpy as np
 
+from .cell_values import draw_cells, free_value, unit_cents
 from ..vocabulary.templates import Sample, TableTemplate, Variant
-from ..vocabulary.domains import Code, Domain, ValueNode, ValueRange
+from ..vocabulary.domains import Code, Domain, ValueNode
 
 Path = tuple[Optional[str], ...]
 
@@ -133,42 +135,6 @@ def group_matrix(leaves: list[AxisLeaf]) -> np.ndarray:
     return m
 
 
-def draw_values(n: int, t: TableTemplate, rng: random.Random, exclude: set[int],
-                value_range: Optional[ValueRange] = None) -> list[int]:
-    """n distinct values in hundredths, drawn in [m, M]; the range overflows upwards when too small."""
-    vr = value_range or t.value_range
-    scale = 1 if vr.is_integer else 100
-    low, high = round(vr.low * scale), round(vr.high * scale)
-    if high - low + 1 < n + len(exclude):
-        high = low + n + len(exclude) - 1
-    out: list[int] = []
-    while len(out) < n:
-        for x in rng.sample(range(low, high + 1), n - len(out)):
-            if x not in exclude:
-                exclude.add(x)
-                out.append(x)
-    return [x * (100 // scale) for x in out]
-
-
-def cell_ranges(t: TableTemplate, row_attrs: list[AxisAttribute], row_leaves: list[AxisLeaf],
-                col_attrs: list[AxisAttribute], col_leaves: list[AxisLeaf]) -> list[list[ValueRange]]:
-    """The most specific range per cell: the matching conditional range with the most conditions (the
-    first in file order among equals), else the template's range."""
-    out = []
-    for rl in row_leaves:
-        row = []
-        for cl in col_leaves:
-            labels = {a.name: x for a, x in zip(row_attrs, rl.labels) if x is not None}
-            labels.update((a.name, x) for a, x in zip(col_attrs, cl.labels) if x is not None)
-            best, best_n = t.value_range, 0
-            for cond, vr in t.conditional_ranges:
-                if len(cond) > best_n and all(labels.get(a) == v for a, v in cond):
-                    best, best_n = vr, len(cond)
-            row.append(best)
-        out.append(row)
-    return out
-
-
 def colliding_values(cents: np.ndarray, rows: np.ndarray, cols: np.ndarray, agg_fun: str) -> set[int]:
     """Data values (in hundredths) that equal a sum or average over some header group pair."""
     if agg_fun not in ("sum", "avg"):
@@ -191,22 +157,28 @@ def sample_table(t: TableTemplate, v: Variant, dom: Domain, replica: int, seed: 
     samples = dict(zip(t.row_codes, t.row_samples)) | dict(zip(t.col_codes, t.col_samples))
     row_attrs, row_leaves = axis_leaves(truncate(row_codes, v.row_depth, dom), samples, rng)
     col_attrs, col_leaves = axis_leaves(truncate(col_codes, v.col_depth, dom), samples, rng)
-    n = len(row_leaves) * len(col_leaves)
     used: set[int] = set()
-    ranges = cell_ranges(t, row_attrs, row_leaves, col_attrs, col_leaves) if t.conditional_ranges else None
-    if ranges is None:
-        cents = np.array(draw_values(n, t, rng, used), dtype=float).reshape(len(row_leaves), len(col_leaves))
-    else:
-        cents = np.array([[draw_values(1, t, rng, used, vr)[0] for vr in row] for row in ranges], dtype=float)
+    cents, low, high = draw_cells(t, [a.name for a in row_attrs], [leaf.labels for leaf in row_leaves],
+                                  [a.name for a in col_attrs], [leaf.labels for leaf in col_leaves], rng, used)
     rows_m, cols_m = group_matrix(row_leaves), group_matrix(col_leaves)
-    # Redraw data values equal to an aggregate, so no answer can be read off two different cells.
-    for _ in range(1000):
+    # Move data values equal to an aggregate by the smallest unit, so no answer can be read off two cells.
+    step = unit_cents(t)
+    # A move changes the aggregates too: from the second round on the search starts a random number of
+    # units off, the reach doubling each round, so a run of values packed at a bound cannot chase an
+    # aggregate for long.
+    for round_ in range(1000):
         bad = colliding_values(cents, rows_m, cols_m, t.agg_fun)
         if not bad:
             break
-        for x in sorted(bad):
-            i, j = np.argwhere(cents == x)[0]
-            cents[i, j] = draw_values(1, t, rng, used, ranges[i][j] if ranges else None)[0]
+        flat, flat_low, flat_high = cents.reshape(-1), low.reshape(-1), high.reshape(-1)
+        cells = np.flatnonzero(np.isin(flat, np.array(sorted(bad), dtype=float)))
+        for k in cells[np.argsort(flat[cells], kind="stable")].tolist():  # values distinct: one cell each
+            x, lo, hi = int(flat[k]), int(flat_low[k]), int(flat_high[k])
+            reach = min(2 ** round_, (hi - lo) // step) if round_ else 0
+            start = min(max(x + rng.randint(-reach, reach) * step, lo), hi)
+            flat[k] = free_value(start, lo, hi, step, used)  # x is still taken: the cell moves
+            used.add(int(flat[k]))
+            used.discard(x)  # `used` holds the table's current values only, so a range cannot fill up
     else:
-        raise RuntimeError(f"{table_id}: could not draw values that differ from every aggregate")
+        raise RuntimeError(f"{table_id}: could not find values that differ from every aggregate")
     return SampledTable(table_id, replica, row_attrs, col_attrs, row_leaves, col_leaves, cents / 100.0, rng.random() < 0.5)

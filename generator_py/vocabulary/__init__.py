@@ -1,5 +1,6 @@
-"""The seeds' domain vocabularies (`domains`: attributes, value trees, numeric ranges) and generic table
-templates with their expansion into variants (`templates`).
+"""The seeds' domain vocabularies (`domains`: attributes, value trees, numeric ranges), the value model of
+each measure (`value_model`: baseline, effects, trends, noise) and the statements expected of it
+(`value_expectations`), and generic table templates with their expansion into variants (`templates`).
 
 The names below are a lazy front: each is imported from its module on first use."""
 from generator_py.core.lazy_front import lazy_front

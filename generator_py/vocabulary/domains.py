@@ -172,10 +172,7 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
                 raise SeedError("domain_values", None, f"code {code.code!r} has no values", f"domain={dom.name}")
             _sort_tree(code.roots)
 
-    # labels per (domain, attribute name), for conditions
-    labels: dict[tuple[str, str], set[str]] = {}
-    for (d, c, lvl, label) in nodes:
-        labels.setdefault((d, domains[d].codes[c].attribute_names[lvl - 1]), set()).add(label)
+    labels = domain_labels(domains)
     conditional = []
     for line, r in rows_with_lines(ranges):
         ctx = f"domain={r['domain']}, shortcut={r['shortcut']}"
@@ -199,21 +196,37 @@ def load_domains(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.Data
             raise SeedError("domain_value_ranges", line, "a conditional range must be integer or decimal like its shortcut's range", ctx)
         if r.get("aggregations"):
             raise SeedError("domain_value_ranges", line, "aggregations belong to the shortcut's unconditional range", ctx)
-        cond = _parse_condition(r["condition"], dom, labels, line, ctx)
+        cond = parse_condition(r["condition"], dom, labels, line, ctx)
         dom.conditional_ranges.setdefault(r["shortcut"], []).append((cond, ValueRange(rng.low, rng.high, rng.is_integer, base.aggregations)))
     return domains
 
 
-def _parse_condition(text: str, dom: Domain, labels: dict, line: int, ctx: str) -> tuple[tuple[str, str], ...]:
-    """`Country=Singapore;Month=July` -> ((attribute, label), ...): all must hold for the range to apply."""
+def domain_labels(domains: dict[str, Domain]) -> dict[tuple[str, str], set[str]]:
+    """(domain, attribute name) -> the attribute's labels, for conditions."""
+    out: dict[tuple[str, str], set[str]] = {}
+
+    def walk(dom: str, code: Code, nodes: list[ValueNode], level: int) -> None:
+        for n in nodes:
+            out.setdefault((dom, code.attribute_names[level]), set()).add(n.label)
+            walk(dom, code, n.children, level + 1)
+
+    for dom in domains.values():
+        for code in dom.codes.values():
+            walk(dom.name, code, code.roots, 0)
+    return out
+
+
+def parse_condition(text: str, dom: Domain, labels: dict, line: int, ctx: str,
+                    seed: str = "domain_value_ranges") -> tuple[tuple[str, str], ...]:
+    """`Country=Singapore;Month=July` -> ((attribute, label), ...): all must hold for the row to apply."""
     out = []
     for part in text.split(";"):
         attr, eq, label = part.partition("=")
         attr, label = attr.strip(), label.strip()
         if not eq or (dom.name, attr) not in labels:
-            raise SeedError("domain_value_ranges", line, f"condition {part.strip()!r} is not Attribute=label with an attribute of domain {dom.name!r}", ctx)
+            raise SeedError(seed, line, f"condition {part.strip()!r} is not Attribute=label with an attribute of domain {dom.name!r}", ctx)
         if label not in labels[(dom.name, attr)]:
-            raise SeedError("domain_value_ranges", line, f"condition {part.strip()!r}: {label!r} is not a value of {attr}", ctx)
+            raise SeedError(seed, line, f"condition {part.strip()!r}: {label!r} is not a value of {attr}", ctx)
         out.append((attr, label))
     return tuple(out)
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..core.errors import SeedError
 from .domains import AGG_FUNCTIONS, Domain, ValueRange, parse_range, rows_with_lines
+from .value_model import ValueModel, default_model, model_for
 OPTIONS = ("replica", "shuffle", "col_row_levels", "col_row_name_pos", "col_row_agg_pos", "row_format")
 SHUFFLES = ("none", "rows", "cols", "rowscols", "all")
 NAME_POSITIONS = ("none_none", "top_left", "none_left")
@@ -43,6 +44,12 @@ class TableTemplate:
     line: int
     # narrower ranges where a cell's header labels match: (((attribute, label), ...), ValueRange)
     conditional_ranges: tuple = ()
+    # how the measure's values behave (seed domain_value_effects); None: the default model of value_range
+    value_model: Optional[ValueModel] = None
+
+    @property
+    def model(self) -> ValueModel:
+        return self.value_model or default_model(self.value_range)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ def parse_sample(text: str, line: int, ctx: str) -> Sample:
     return Sample(int(m.group(1)), int(m.group(2)), False)
 
 
-def load_templates(df: pd.DataFrame, domains: dict[str, Domain]) -> list[TableTemplate]:
+def load_templates(df: pd.DataFrame, domains: dict[str, Domain],
+                   value_models: Optional[dict[tuple[str, str], ValueModel]] = None) -> list[TableTemplate]:
     templates = []
     seen = set()
     for line, r in rows_with_lines(df):
@@ -121,7 +129,8 @@ def load_templates(df: pd.DataFrame, domains: dict[str, Domain]) -> list[TableTe
         templates.append(TableTemplate(r["domain"], r["template_name"], r["value_name"] or r["template_name"], rng,
                                        axes["row"][0], axes["row"][1], axes["col"][0], axes["col"][1],
                                        r["agg_name1"], r["agg_fun1"], line,
-                                       tuple(dom.conditional_ranges.get(values, ()))))
+                                       tuple(dom.conditional_ranges.get(values, ())),
+                                       model_for(value_models or {}, r["domain"], values, rng)))
     return templates
 
 

@@ -10,6 +10,7 @@ def model(dbt, session):
         attributes=dbt.ref("stg_domain_attributes").df(),
         values=dbt.ref("stg_domain_values").df(),
         ranges=dbt.ref("stg_domain_value_ranges").df(),
+        effects=dbt.ref("stg_domain_value_effects").df(),
         templates=dbt.ref("stg_table_templates").df(),
         options=dbt.ref("stg_table_template_options").df(),
         **scale_options(dbt.config.get("replicas"), dbt.config.get("domains")),

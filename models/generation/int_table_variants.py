@@ -6,11 +6,13 @@ from generator_py.dbt_glue.vars import scale_options
 def model(dbt, session):
     dbt.config(materialized="table")
     dbt.ref("stg_build_config")  # every var checked before the first generation model writes
+    dbt.ref("stg_domain_value_expectations")  # and the expectations seed validated
     # dbt finds refs and config keys by reading this file, so each one is spelled out.
     _, _, variants = load_all(
         attributes=dbt.ref("stg_domain_attributes").df(),
         values=dbt.ref("stg_domain_values").df(),
         ranges=dbt.ref("stg_domain_value_ranges").df(),
+        effects=dbt.ref("stg_domain_value_effects").df(),
         templates=dbt.ref("stg_table_templates").df(),
         options=dbt.ref("stg_table_template_options").df(),
         **scale_options(dbt.config.get("replicas"), dbt.config.get("domains")),

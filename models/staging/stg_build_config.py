@@ -38,6 +38,7 @@ def model(dbt, session):
         "domain_attributes": frame_digest(dbt.ref("stg_domain_attributes").df()),
         "domain_values": frame_digest(dbt.ref("stg_domain_values").df()),
         "domain_value_ranges": frame_digest(dbt.ref("stg_domain_value_ranges").df()),
+        "domain_value_effects": frame_digest(dbt.ref("stg_domain_value_effects").df()),
         "table_templates": frame_digest(templates),
         "table_template_options": frame_digest(dbt.ref("stg_table_template_options").df()),
         "nl_templates": frame_digest(dbt.ref("stg_nl_templates").df()),

@@ -24,6 +24,34 @@ def test_every_domain_and_variant_is_built(ci_db):
     assert n_tables == n_replicas and n_variants < n_tables
 
 
+def test_values_follow_their_value_model(ci_db):
+    # the expectations seed covers every domain, and the build's values obey a few of them per table kind
+    domains = ci_db.execute("select count(distinct domain) from staging.stg_domain_value_expectations").fetchone()[0]
+    assert domains == 7
+    means = dict(ci_db.execute("""
+        with cells as (
+            select value, map_from_entries(list_zip(list_concat(row_attributes, col_attributes),
+                                                    list_concat(row_labels, col_labels))) as labels
+            from intermediate.int_relational_rows)
+        select k, avg(value) from (
+            select value, labels['Sky_Condition'] as k from cells union all
+            select value, labels['Severity'] from cells union all
+            select value, labels['Trade_Direction'] from cells)
+        where k is not null group by k""").fetchall())
+    assert means["Snowy"] < means["Clear"] and means["Fatal"] < means["Slight"] and means["Imports"] < means["Exports"]
+    # distinct within every table, and inside the measure's range
+    dup, outside = ci_db.execute("""
+        select (select count(*) from (select table_id, value from intermediate.int_relational_rows
+                                      group by all having count(*) > 1)),
+               count(*) filter (where r.value < cast(v.min as double) or r.value > cast(v.max as double))
+        from intermediate.int_relational_rows as r
+        join intermediate.int_table_instances as i using (table_id)
+        join staging.stg_table_templates as t on t.domain = i.domain and t.template_name = i.template_name
+        join staging.stg_domain_value_ranges as v on v.domain = t.domain and v.shortcut = t."values"
+                                                  and v.condition is null""").fetchone()
+    assert dup == 0 and outside == 0
+
+
 def test_all_nineteen_properties_occur(ci_db):
     counts = ci_db.execute("select " + ", ".join(f"count(*) filter (where {p})" for p in LEAF_PROPERTIES)
                            + " from benchmark_tables").fetchone()

@@ -29,6 +29,14 @@ TEMPLATES = pd.DataFrame([
 ], columns=["domain", "template_name", "value_name", "values", "row_codes", "row_samples", "col_codes",
             "col_samples", "agg_name1", "agg_fun1"])
 
+EFFECTS = pd.DataFrame([
+    ["d", "count", "baseline", "", "200", "typical count"],
+    ["d", "count", "scale", "Gender=Female", "1.2", "more women"],
+    ["d", "count", "shift", "Category=Dairy;Year=2021", "-30", "an interaction"],
+    ["d", "count", "trend_scale", "Year", "0.05", "growth"],
+    ["d", "count", "noise", "", "0.1", "spread"],
+], columns=["domain", "shortcut", "effect", "condition", "amount", "reason"])
+
 OPTIONS = pd.DataFrame([
     ["*", "replica", "2"], ["*", "shuffle", "none"], ["*", "col_row_levels", "1_2"],
     ["*", "col_row_name_pos", "none_none"], ["*", "col_row_agg_pos", "right_bottom"], ["*", "row_format", "new"],
@@ -36,7 +44,7 @@ OPTIONS = pd.DataFrame([
 
 
 def load(**changes):
-    frames = dict(attributes=ATTRIBUTES, values=VALUES, ranges=RANGES, templates=TEMPLATES, options=OPTIONS)
+    frames = dict(attributes=ATTRIBUTES, values=VALUES, ranges=RANGES, effects=EFFECTS, templates=TEMPLATES, options=OPTIONS)
     frames.update(changes)
     return load_all(**frames)
 
@@ -61,6 +69,18 @@ def test_valid_seeds_expand():
     ("templates", 0, "values", "[10,abc]", "table_templates", 2, "is not a number"),
     ("templates", 0, "values", "lots", "table_templates", 2, "neither a range"),
     ("ranges", 0, "max", "many", "domain_value_ranges", 2, "is not a number"),
+    ("effects", 1, "effect", "multiply", "domain_value_effects", 3, "effect 'multiply' is not one of"),
+    ("effects", 1, "amount", "a lot", "domain_value_effects", 3, "amount 'a lot' is not a number"),
+    ("effects", 1, "amount", "-1", "domain_value_effects", 3, "is not a positive factor"),
+    ("effects", 1, "condition", "Gender=Other", "domain_value_effects", 3, "'Other' is not a value of Gender"),
+    ("effects", 1, "condition", "", "domain_value_effects", 3, "needs a condition"),
+    ("effects", 1, "shortcut", "weight", "domain_value_effects", 3, "shortcut 'weight' has no unconditional range"),
+    ("effects", 0, "amount", "5000", "domain_value_effects", 2, "outside the measure's range"),
+    ("effects", 0, "condition", "Year=2020", "domain_value_effects", 2, "a baseline row has no condition"),
+    ("effects", 3, "condition", "Gender", "domain_value_effects", 5, "needs an attribute with numeric labels"),
+    ("effects", 3, "condition", "Colour", "domain_value_effects", 5, "is not an attribute of domain 'd'"),
+    ("effects", 4, "amount", "2", "domain_value_effects", 6, "is not a relative spread between 0 and 1"),
+    ("effects", 4, "effect", "baseline", "domain_value_effects", 6, "baseline with this condition is declared twice"),
     ("values", 3, "label", "Male", "domain_values", 5, "duplicate value 'Male'"),
     ("values", 8, "parent_label", "Fish", "domain_values", 10, "parent_label 'Fish'"),
     ("values", 2, "label", "Ma|le", "domain_values", 4, "gt delimiters"),
@@ -70,7 +90,8 @@ def test_valid_seeds_expand():
     ("options", 4, "value", "middle_bottom", "table_template_options", 6, "col_row_agg_pos value 'middle_bottom'"),
 ])
 def test_malformed_seed_names_file_line_and_problem(frame, row, col, value, seed, line, problem):
-    frames = {"templates": TEMPLATES, "ranges": RANGES, "values": VALUES, "attributes": ATTRIBUTES, "options": OPTIONS}
+    frames = {"templates": TEMPLATES, "ranges": RANGES, "values": VALUES, "attributes": ATTRIBUTES, "options": OPTIONS,
+              "effects": EFFECTS}
     with pytest.raises(SeedError) as err:
         load(**{frame: with_cell(frames[frame], row, col, value)})
     message = str(err.value)
