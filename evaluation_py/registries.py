@@ -50,7 +50,7 @@ ATTRIBUTES = {
                         "runs_code": m.runs_code, "answer_source": m.answer_source,
                         "needs": sorted(m.required_capabilities())},
     "backends": _backend,
-    "metrics": lambda m: {"reads": m.reads, "binary": m.binary, "partial": m.partial},
+    "metrics": lambda m: {"reads": m.reads, "binary": m.binary, "partial": m.partial, "best": m.best},
     "filters": lambda f: {"modes": sorted(f.modes)},
 }
 

@@ -62,6 +62,12 @@ class Metric:
     # Scores only the predictions it applies to (NaN elsewhere): those have a row in the long scores, the
     # others none, so its mean is over the questions it is about.
     partial: bool = False
+    # A rate of a mistake (false_refusal): 0 is the best score, and what the oracle gets.
+    lower_is_better: bool = False
+
+    @property
+    def best(self) -> float:
+        return 0.0 if self.lower_is_better else 1.0
 
 
 READS = ("match", "text", "refusal", "instruction", "verdict")
@@ -90,14 +96,14 @@ METRICS: Registry[Metric] = Registry("metric", entry_point_group="hctqa.metrics"
 
 
 def register(name: str, score: Callable[..., float] | None, description: str, binary: bool = False,
-             reads: str = "match", partial: bool = False) -> Metric:
+             reads: str = "match", partial: bool = False, lower_is_better: bool = False) -> Metric:
     """Register metric ``name``; it then appears in every score table and analysis. A name is registered once.
 
     ``reads`` says what ``score`` takes (module doc): a Match, the two texts, or nothing (``verdict``:
     ``score`` is None and the values are given to :func:`evaluation_py.scoring.scores.scores_table`)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise RegistryError(f"metric name {name!r} must be an identifier (it names rows and columns)")
-    return METRICS.register(name, Metric(name, score, description, binary, reads, partial))
+    return METRICS.register(name, Metric(name, score, description, binary, reads, partial, lower_is_better))
 
 
 def unregister(name: str) -> None:
@@ -178,7 +184,7 @@ register("judge", None, "the LLM judge's verdict (correct 1, incorrect 0, a scor
          "predictions with a parsed verdict have one (var judge_model)", reads="verdict")
 register("refusal_correct", refusal_correct, "on the questions the table cannot answer (ground truth `no answer`): "
          "1 when the response refuses", binary=True, reads="refusal", partial=True)
-register("false_refusal", false_refusal, "on the questions the table answers: 1 when the response refuses anyway",
-         binary=True, reads="refusal", partial=True)
+register("false_refusal", false_refusal, "on the questions the table answers: 1 when the response refuses anyway "
+         "(lower is better)", binary=True, reads="refusal", partial=True, lower_is_better=True)
 register("instruction_followed", instructions.followed, "on the questions stating an output instruction: 1 when "
          "the answer follows it, checked by rule", binary=True, reads="instruction", partial=True)
