@@ -56,6 +56,13 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
         frames[f"regression_{kind}"] = frames["regression"][frames["regression"]["property_kind"] == kind]
 
     frames["leaderboard"] = step("leaderboard", leaderboard, scores)
+    if "creation_type" in questions.columns:
+        frames["by_creation_type"] = step("by_creation_type", bd.scores_by_creation_type, scores, questions)
+    if {"table_id", "source", "template_id", "question"} <= set(questions.columns):
+        from generator_py.questions.diversity import diversity_table
+
+        frames["question_diversity"] = step("question_diversity", diversity_table,
+                                            questions[["table_id", "source", "template_id", "question"]])
     if "n_cells" in tables.columns:  # no predictions here: the cells measure only
         frames["by_table_size"] = step("by_table_size", scores_by_table_size, scores, tables, None, 0, questions)
     if set(QUESTION_COLUMNS) <= set(questions.columns) and "table_id" in scores.columns:

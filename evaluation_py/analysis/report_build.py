@@ -353,6 +353,26 @@ def _sources(b: _Builder) -> Section | None:
                                "model_name, inference_mode, source, dataset, metric"))])
 
 
+def _creation_type(b: _Builder) -> Section | None:
+    df = b.tested("by_creation_type")
+    if df.empty:
+        return None
+    labelled = df.assign(creation_type=df["creation_type"].astype(str))
+    fig = plots.heatmap(labelled, "creation_type", "f1", b.fig_dir, "heatmap_creation_type_f1.png",
+                        f"F1 by model and how the question was made ({b.mode})", "creation type",
+                        model_order=b.order, scoring_mode=b.mode)
+    table = _ordered(_wide(df, ["model_name", "inference_mode", "creation_type"]), b.order,
+                     ["inference_mode", "creation_type"])
+    return Section("by_creation_type", "Do hand-written and model-written questions differ?",
+                   "The release marks each real question as written by hand (`manual`) or by a model "
+                   "(`model_generated`); ours are `synthetic` (the paper's Figure 8).",
+                   [(fig, f"Mean F1 of each model (rows) per creation type (columns; {b.reading}).")],
+                   [Table(table, "Mean F1 and CC per model and creation type; n: questions.",
+                          _sql("model_name, inference_mode, creation_type, metric, value, n, n_left_out",
+                               "analysis_scores_by_creation_type", b.where,
+                               "model_name, inference_mode, creation_type, metric"))])
+
+
 def _formats(b: _Builder) -> Section | None:
     board = _under_test(_strict(b.frame("leaderboard"), b.mode), b.baselines)
     if board.empty:
@@ -706,6 +726,28 @@ def _composition(b: _Builder) -> Section | None:
                                "facet, n_tables desc"))])
 
 
+def _diversity(b: _Builder) -> Section | None:
+    div = b.frame("question_diversity")
+    if div.empty:
+        return None
+    shown = div[div["level"] != "template"]
+    labels = shown.apply(lambda r: "all questions" if r["level"] == "all" else str(r["source"]), axis=1)
+    fig = plots.plot_bars(shown.assign(label=labels.to_numpy()).reset_index(drop=True), "label",
+                          "syntactic_similarity", b.fig_dir, "question_diversity.png",
+                          "Question syntactic similarity (lower: more diverse)", "mean pairwise word Jaccard",
+                          (0.0, 1.0))
+    columns = ["level", "source", "template_id", "n_tables", "n_questions", "questions_per_table",
+               "syntactic_similarity"]
+    return Section("question_diversity", "How varied are the questions?",
+                   "The paper's Table I: questions per table and how alike a table's questions are worded.",
+                   [(fig, "One bar per source: the mean over tables of the mean pairwise word-level Jaccard "
+                          "similarity of their questions.")],
+                   [Table(div[columns], "Per source and per source x template; a template's similarity is over "
+                                        "the pairs holding its question.",
+                          _sql(", ".join(columns), "analysis_question_diversity", None,
+                               "level, source, template_id"))])
+
+
 def _readable_composition(comp: pd.DataFrame) -> pd.DataFrame:
     named = comp["facet"].isin(["property", "question_property", "property_combination"])
     keys = [" + ".join(property_label(p) for p in str(k).split(" + ")) if n and not str(k).startswith("(")
@@ -725,6 +767,7 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (lambda b: _regression(b, "question"), "Which question properties make questions harder?", NO_MODEL),
     (_verbosity, "Do longer answers buy recall?", NO_MODEL),
     (_sources, "Do real and synthetic questions differ?", NO_MODEL),
+    (_creation_type, "Do hand-written and model-written questions differ?", NO_MODEL),
     (_formats, "Which table format works best?", "several formats in one entry: `formats: [html, csv, markdown]`"),
     (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
                                           "sends images"),
@@ -744,6 +787,7 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_judge, "Does the LLM judge agree with complete containment?", "set var judge_model to an entry"),
     (_choice, "Do the models pass TabIS's two-option items?", "`choice_items: {sample: 100}` in an entry"),
     (_composition, "What does the benchmark hold?", "a benchmark (no tables were built)"),
+    (_diversity, "How varied are the questions?", "a benchmark with HCT-QA questions"),
 )
 
 

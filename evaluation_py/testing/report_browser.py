@@ -45,6 +45,9 @@ window.addEventListener('load', function () {
 });
 </script>""" % RESULT_ID
 
+# Chromium draws a headless screenshot at most this tall: a longer page is cut there.
+SCREENSHOT_MAX_HEIGHT = 16000
+
 
 def chromium() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
@@ -81,7 +84,7 @@ def measure_report(index: str | os.PathLike, screenshot: str | os.PathLike | Non
 
         result = json.loads(html.unescape(found.group(1)))
         if screenshot is not None:
-            height = min(int(result["page_height"]) + 50, 16000)
+            height = min(int(result["page_height"]) + 50, SCREENSHOT_MAX_HEIGHT)
             shot = _run([f"--window-size={WIDTH},{height}", f"--screenshot={Path(screenshot).resolve()}",
                          copy.joinpath("index.html").as_uri()], timeout)
             if not Path(screenshot).is_file():

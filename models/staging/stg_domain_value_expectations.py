@@ -6,6 +6,7 @@ from generator_py.vocabulary.value_expectations import load_value_expectations
 
 def model(dbt, session):
     dbt.config(materialized="table")
+    dbt.ref("stg_build_config")  # after the gate, like every model but the seed views
     vocab = load_domains(dbt.ref("stg_domain_attributes").df(), dbt.ref("stg_domain_values").df(),
                          dbt.ref("stg_domain_value_ranges").df())
     return load_value_expectations(dbt.ref("domain_value_expectations").df(), vocab)

@@ -128,9 +128,16 @@ def _with_oracle(scores):
     return pd.concat([scores, oracle], ignore_index=True)
 
 
+def _worded(q):
+    """The planted questions with a wording each (the planted inputs have none): words shared by template."""
+    return pd.DataFrame({"table_id": q["table_id"], "source": "synthetic", "template_id": q["template_id"],
+                         "question": [f"what is value {t} of cell {i % 7}" for i, t in enumerate(q["template_id"])]})
+
+
 def _frames(t, q, s):
     from evaluation_py.analysis.regression import property_regressions
     from evaluation_py.analysis.table_size import scores_by_table_size
+    from generator_py.questions.diversity import diversity_table
 
     overall = pd.concat([bd.overall_scores(s).assign(level="overall"),
                          bd.scores_by_source_dataset(s).assign(level="dataset")], ignore_index=True)
@@ -145,7 +152,26 @@ def _frames(t, q, s):
         "regression": property_regressions(s, t, q),
         "composition": benchmark_composition(t, q, include_question_properties=True),
         "by_table_size": scores_by_table_size(s, t, None, 42, q),
+        "by_creation_type": bd.scores_by_creation_type(s, q.assign(creation_type="synthetic")),
+        "question_diversity": diversity_table(_worded(q)),
     }
+
+
+def test_creation_type_and_question_diversity_sections(inputs, tmp_path):
+    t, q, s = inputs
+    real = q.assign(creation_type=["manual" if i % 3 else "model_generated" for i in range(len(q))])
+    frames = {**_frames(t, q, s), "by_creation_type": bd.scores_by_creation_type(s, real)}
+    section = _section(frames, s, "by_creation_type", tmp_path)
+    shown = section.tables[0].frame
+    assert set(shown["creation_type"]) == {"manual", "model_generated"} and Path(section.figures[0][0]).is_file()
+    diversity = _section(frames, s, "question_diversity", tmp_path)
+    table = diversity.tables[0].frame
+    assert {"all", "source"} <= set(table["level"]) and table["syntactic_similarity"].between(0, 1).all()
+    assert Path(diversity.figures[0][0]).stat().st_size > 0
+    # without the marts (a build before them), neither section is made
+    bare = {k: v for k, v in _frames(t, q, s).items() if k not in ("by_creation_type", "question_diversity")}
+    assert _section(bare, s, "by_creation_type", tmp_path) is None
+    assert _section(bare, s, "question_diversity", tmp_path) is None
 
 
 def _section(frames, scores, key, fig_dir):
@@ -332,4 +358,7 @@ def test_the_report_in_a_browser_loads_every_image_and_no_figure_overflows(repor
     assert len(result["images"]) == int((files.kind == "figure").sum()) >= 11
     assert layout_problems(result) == []
     assert all(img["width"] > 200 for img in result["images"])  # drawn, not collapsed
-    assert plots.png_size(shot)[1] >= result["page_height"] > 3000
+    from evaluation_py.testing.report_browser import SCREENSHOT_MAX_HEIGHT
+
+    assert result["page_height"] > 3000
+    assert plots.png_size(shot)[1] >= min(result["page_height"], SCREENSHOT_MAX_HEIGHT)
