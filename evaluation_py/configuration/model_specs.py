@@ -18,14 +18,13 @@ from .redaction import redact_entry, scrub
 ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 
 # Keys of every entry; a backend reads its own beyond these (`Backend.entry_keys`), any other is an error.
+# `choice_items`: two-option items (evaluation_py.choice.spec); `splits`: the fine-tuning splits
+# (benchmark_finetune_splits) whose tables an entry is asked on, e.g. [test] for a model fine-tuned on the
+# export's train split; `shots`: 0 (default) or 1 worked example before each question (prompting.one_shot);
+# METADATA_KEYS: what the entry says about its model, for the analyses (model_metadata).
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
-                         "modes", "sandbox", "max_turns", "variants", "table_in_prompt"})
-COMMON_KEYS |= {"choice_items"}  # two-option items (evaluation_py.choice.spec)
-# `splits`: the fine-tuning splits (benchmark_finetune_splits) whose tables an entry is asked on, e.g.
-# [test] for a model fine-tuned on the export's train split: scored on tables it never saw
-COMMON_KEYS |= {"splits"}
-COMMON_KEYS |= {"shots"}  # 0 (default) or 1: one worked example before each question (prompting.one_shot)
-COMMON_KEYS |= set(METADATA_KEYS)  # what the entry says about its model, for the analyses (model_metadata)
+                         "modes", "sandbox", "max_turns", "variants", "table_in_prompt", "choice_items", "splits",
+                         "shots", *METADATA_KEYS})
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
 VARIANTS = ("original", "obfuscated")
