@@ -16,41 +16,52 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Union
+from typing import Iterator, TextIO, Union
 
 
 class JsonlError(ValueError):
     """Bad JSONL input; the message names the file and, where it applies, the line."""
 
 
-def read_jsonl(path: Union[str, Path]) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for every non-blank line of `path`, in file order (rules: module doc)."""
+@contextmanager
+def text_file(path: Union[str, Path], error: type[Exception] = JsonlError,
+              what: str = "a JSONL file") -> Iterator[TextIO]:
+    """The file at `path` open as text by the rules above; a failure to open or to read it while the block
+    runs is `error` naming the file (`what`: what a directory is not)."""
     name = str(path)
     opener = gzip.open if name.endswith(".gz") else open
     try:
         fh = opener(path, "rt", encoding="utf-8-sig")
     except FileNotFoundError:
-        raise JsonlError(f"{name}: no such file") from None
+        raise error(f"{name}: no such file") from None
     except IsADirectoryError:
-        raise JsonlError(f"{name}: is a directory, not a JSONL file") from None
+        raise error(f"{name}: is a directory, not {what}") from None
     except OSError as exc:
-        raise JsonlError(f"{name}: cannot open: {exc.strerror or exc}") from None
+        raise error(f"{name}: cannot open: {exc.strerror or exc}") from None
     with fh:
         try:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise JsonlError(f"{name}:{lineno}: malformed JSON ({exc.msg} at column {exc.colno})") from None
-                if not isinstance(obj, dict):
-                    raise JsonlError(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-                yield lineno, obj
+            yield fh
         except UnicodeDecodeError as exc:
-            raise JsonlError(f"{name}: not UTF-8 text ({exc.reason})") from None
+            raise error(f"{name}: not UTF-8 text ({exc.reason})") from None
         except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-            raise JsonlError(f"{name}: not a readable gzip file ({exc})") from None
+            raise error(f"{name}: not a readable gzip file ({exc})") from None
         except IsADirectoryError:
-            raise JsonlError(f"{name}: is a directory, not a JSONL file") from None
+            raise error(f"{name}: is a directory, not {what}") from None
+
+
+def read_jsonl(path: Union[str, Path]) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of `path`, in file order (rules: module doc)."""
+    name = str(path)
+    with text_file(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JsonlError(f"{name}:{lineno}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(obj, dict):
+                raise JsonlError(f"{name}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+            yield lineno, obj

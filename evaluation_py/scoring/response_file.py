@@ -20,14 +20,12 @@ Errors are :class:`ResponseFileError` (a ValueError) naming the file and the lin
 """
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
-from .jsonl import JsonlError, read_jsonl
+from .jsonl import JsonlError, read_jsonl, text_file
 
 ID_KEYS = ("qap_id", "id")
 RESPONSE_KEYS = ("response", "output")
@@ -92,30 +90,9 @@ def _objects(path: Union[str, Path]) -> Iterator[tuple[int, dict]]:
     yield from _list_items(str(path), _whole(path))
 
 
-def _open(path: Union[str, Path]):
-    name = str(path)
-    opener = gzip.open if name.endswith(".gz") else open
-    try:
-        return opener(path, "rt", encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ResponseFileError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise ResponseFileError(f"{name}: is a directory, not a responses file") from None
-    except OSError as exc:
-        raise ResponseFileError(f"{name}: cannot open: {exc.strerror or exc}") from None
-
-
 def _read(path: Union[str, Path], size: int = -1) -> str:
-    name = str(path)
-    try:
-        with _open(path) as fh:
-            return fh.read(size)
-    except UnicodeDecodeError as exc:
-        raise ResponseFileError(f"{name}: not UTF-8 text ({exc.reason})") from None
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise ResponseFileError(f"{name}: not a readable gzip file ({exc})") from None
-    except IsADirectoryError:
-        raise ResponseFileError(f"{name}: is a directory, not a responses file") from None
+    with text_file(path, ResponseFileError, "a responses file") as fh:
+        return fh.read(size)
 
 
 def _head(path: Union[str, Path]) -> str:
