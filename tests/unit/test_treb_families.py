@@ -205,64 +205,75 @@ def test_header_naming_blanks_a_header_shown_once(hand, model):
 
 @pytest.fixture(scope="module")
 def seed_questions(seed_frames, toy_tables):
-    """Both suites drawn on tables of every seed domain (the TReB phrasings of seeds/nl_templates_treb.csv)."""
+    """Both suites drawn on tables of every seed domain (the TReB phrasings of seeds/nl_templates_treb.csv),
+    each table's measure with its domain's knowledge (groupings, units, range: treb_fixtures.seed_measures)."""
     import pandas as pd
     from support.toy_tables import SEEDS
     treb_rows = pd.read_csv(SEEDS / "nl_templates_treb.csv", dtype=str, keep_default_na=False)
     nl_rows = pd.concat([seed_frames["nl_templates"], treb_rows], ignore_index=True)
+    measures = treb_fixtures.seed_measures()
     out = []
     for dom, tn in toy_tables.domains():
         nl = load_domain_nl(nl_rows, seed_frames["nl_table_meanings"], seed_frames["domain_attributes"], dom, tn,
                             families=BOTH)
-        for i in range(3):
+        for i in range(4):
             t = toy_tables.table(dom, i, seed=7)
-            out.append((t, nl, generate_questions(t, nl, 5, families=BOTH)))
+            measure = measures[(dom, tn)]
+            out.append((t, nl, generate_questions(t, nl, 5, families=BOTH, measure=measure), measure))
     return out
 
 
-def test_every_computation_family_is_asked_in_every_domain(seed_questions):
+def test_every_treb_family_is_asked_and_the_computations_in_every_domain(seed_questions):
     by_domain = {}
-    for t, _, qs in seed_questions:
+    for t, _, qs, _ in seed_questions:
         by_domain.setdefault(t.domain, set()).update(q.family for q in qs if q.suite == "treb")
-    computing = {"stdev", "median", "pct_change", "agg_ratio", "correlation", "title_name"}
+    # every registered TReB family is asked somewhere (but those reading header cells, which toy tables lack);
+    # those every table can have, in every domain
+    expected = {f.family_id for f in (TREB_FAMILIES.get(n) for n in TREB_FAMILIES.ids()) if not f.reads_header_cells}
+    assert set().union(*by_domain.values()) == expected, by_domain
+    computing = {"stdev", "median", "pct_change", "agg_ratio", "correlation", "title_name", "robustness",
+                 "plausibility", "table_summary", "weighted_average"}
     assert all(computing <= fams for fams in by_domain.values()), by_domain
 
 
+def _printed(v, kind=None) -> str:
+    if isinstance(v, float) and kind == "one_decimal":
+        return f"{v:.1f}"
+    return format_number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
+
+
 def test_sql_text_states_the_computation(seed_questions):
-    """Each computation question's SQL, run by DuckDB on its relational table, gives its answer."""
+    """Each computed question's SQL, run by DuckDB on its relational table, gives its answer's values (in its
+    order where it asks one); a question the table cannot answer selects nothing."""
     con = duckdb.connect()
     n = 0
-    for t, _, qs in seed_questions:
+    for t, _, qs, _ in seed_questions:
         con.register("T", t.frame)
         for q in qs:
-            if q.kind != "computed":
+            if q.kind == "sql" or q.sql is None:
                 continue
+            got = con.execute(q.sql).fetchall()
             if q.answer_type == "refusal":  # the lookup it asks selects no cell
-                assert con.execute(q.sql).fetchall() == [] and q.answer_rows == [["no answer"]], q.question_id
+                assert got == [] and q.answer_rows == [["no answer"]], q.question_id
                 continue
-            if "instruction" in q.spec:  # the cells it lists, in the order the instruction asks
-                got = [v for (v,) in con.execute(q.sql).fetchall()]
-                kind = q.spec["instruction"]["kind"]
-                printed = [f"{v:.1f}" if kind == "one_decimal" else format_number(v) for v in got]
-                assert printed == [r[0] for r in q.answer_rows] or kind != "descending" and \
-                    sorted(printed) == sorted(r[0] for r in q.answer_rows), (q.question_id, q.sql)
-                n += 1
-                continue
-            (value,), = con.execute(q.sql).fetchall()
-            if q.answer_type == "boolean":
-                assert value == q.answer_rows[0][0], (q.question_id, q.sql)
-                n += 1
-                continue
-            assert format_number(value) == q.answer_rows[0][0], (q.question_id, q.sql)
+            kind = (q.spec.get("instruction") or {}).get("kind")
+            printed = [_printed(v, kind) for row in got for v in row if v is not None]
+            want = [v for row in q.answer_rows for v in row]
+            if kind == "descending":
+                assert printed == want, (q.question_id, q.sql)
+            else:
+                assert sorted(printed) == sorted(want), (q.question_id, q.sql, printed, want)
             n += 1
         con.unregister("T")
-    assert n >= 50
+    assert n >= 200
 
 
 def test_cross_check_agrees_and_catches_a_wrong_answer(seed_questions):
     import pandas as pd
-    tables = [t for t, _, _ in seed_questions]
-    qs = [q for _, _, qq in seed_questions for q in qq if q.kind == "computed"]
+    tables = [t for t, _, _, _ in seed_questions]
+    # every family checked from the relational rows alone (title and header naming read the grid: e2e)
+    qs = [q for _, _, qq, _ in seed_questions for q in qq if q.kind != "sql" and q.family not in ("title_name", "header_name")]
+    assert {q.family for q in qs} >= {"robustness", "plausibility", "table_summary", "semantic_selection"}
     frame = pd.DataFrame([{"question_id": q.question_id, "table_id": q.table_id, "family": q.family,
                            "spec_json": json.dumps(q.spec), "py_answer_json": json.dumps(q.answer_rows)} for q in qs])
     grid = pd.DataFrame(columns=["table_id", "grid_row", "grid_col", "text", "caption"])
@@ -275,7 +286,7 @@ def test_cross_check_agrees_and_catches_a_wrong_answer(seed_questions):
 
 
 def test_questions_name_every_condition_and_both_sides(seed_questions):
-    for _, _, qs in seed_questions:
+    for _, _, qs, _ in seed_questions:
         for q in qs:
             if q.suite != "treb":
                 continue
@@ -286,13 +297,12 @@ def test_questions_name_every_condition_and_both_sides(seed_questions):
                 assert "sample" in q.question.lower()  # the question says which standard deviation
             if q.family in ("pct_change", "agg_ratio", "correlation"):
                 assert q.spec["first"] != q.spec["second"]
-            assert q.answer_type == ("text" if q.kind == "naming" else "refusal" if q.family == "absent_year"
-                                     else "boolean" if q.family == "fact_check" else "values")
+            assert q.answer_type == BOTH.get(q.family).answer_type
 
 
 def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):
-    for t, nl, qs in seed_questions:
-        alone = generate_questions(t, nl, 5, families=FAMILIES)
+    for t, nl, qs, measure in seed_questions:
+        alone = generate_questions(t, nl, 5, families=FAMILIES, measure=measure)
         assert [q for q in qs if q.suite == "hctqa"] == alone
         assert all(q.suite == "hctqa" for q in alone)
 
