@@ -8,8 +8,8 @@ Instructions (`spec.instruction.kind`): `descending` (the numbers from largest t
 answer holds the values so ordered or rounded —, `json_array` (a JSON array of the numbers), `with_unit` (each
 number followed by the measure's `unit`, seed measure_units) and `prefix` (the answer begins with `prefix`):
 the answer holds the values, the form is the response's.
-`instruction_names`: which of 2-4 cells differing in one attribute has the largest value, its label asked in
-upper-case letters (`upper_case`); the answer is the label.
+`instruction_names`: which of 2-4 cells differing in one attribute whose labels have letters (no years) has the
+largest value, its label asked in upper-case letters (`upper_case`); the answer is the label.
 """
 from __future__ import annotations
 
@@ -131,6 +131,9 @@ class InstructionNames(ComputedFamily):
         if drawn is None:
             return None
         filters, attribute = drawn
+        labels = next(f["values"] for f in filters if f["attribute"] == attribute)
+        if not all(any(ch.isalpha() for ch in label) for label in labels):
+            return None  # a year has no letters to write in upper case
         return {"computation": "largest_label", "filters": filters, "attribute": attribute,
                 "instruction": {"kind": "upper_case"}}, {}
 

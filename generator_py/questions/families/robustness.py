@@ -43,6 +43,7 @@ class Robustness(ComputedFamily):
     treb_skill, treb_subtask = "NLU", "robustness"
     variants = 1 + len(PERTURBATIONS)
     repeats_question = True
+    perturbed_views = True
     nl = NLRequirements(29)
 
     def possible(self, m, kind: str, filters) -> bool:
@@ -75,6 +76,9 @@ class Robustness(ComputedFamily):
                 change["kind"] = name
             return {**base, "perturbation": change}, {}
         return None
+
+    def view_name(self, spec):
+        return "original" if spec["perturbation"] is None else spec["perturbation"]["name"]
 
     def exhausted(self, m):
         return True  # a later view is drawn without chance of failing: none left means none possible
