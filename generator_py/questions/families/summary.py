@@ -9,7 +9,7 @@ exports); and, when the table shows two or more years and every part adds up, ho
 from the first year shown to the last. Numbers print as the ground truth prints them (format_number); a table
 whose average lies near a rounding tie gets no summary question (answers must not depend on float rounding).
 
-The cross-check computes every number again with pandas from the built relational rows, following the spec's
+The cross-check computes every number again with numpy from the built relational rows, following the spec's
 choices (total or average, the split, the year attribute), and writes the same sentences (`sentences`).
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Optional
 
+import numpy as np
 import pandas as pd
 
 from ...core.formatting import format_number
@@ -120,20 +121,20 @@ class TableSummary(ComputedFamily):
     def cross_check(self, spec, table):
         t = table.columns
         names = t.row_attributes + t.col_attributes
-        frame = pd.DataFrame({n: t.attrs[n] for n in names}).assign(value=t.value)
-        at = lambda i: [str(x) for x in frame.loc[i, names] if not pd.isna(x)]  # noqa: E731  (NULL: branch ends)
-        extremes = ((frame["value"].max(), at(frame["value"].idxmax())),
-                    (frame["value"].min(), at(frame["value"].idxmin())))
-        how = "sum" if spec["aggregate"] == "sum" else "mean"
+        labels = np.column_stack([t.attrs[n] for n in names])  # one row of labels per cell (None: branch ends)
+        at = lambda i: [str(x) for x in labels[i] if x is not None]  # noqa: E731
+        extremes = ((t.value.max(), at(int(np.argmax(t.value)))), (t.value.min(), at(int(np.argmin(t.value)))))
+        how = np.sum if spec["aggregate"] == "sum" else np.mean
         if spec["split_by"] is None:
-            totals = [(None, frame["value"].agg(how))]
+            totals = [(None, how(t.value))]
         else:
-            by = frame.groupby(spec["split_by"], sort=False)["value"].agg(how)
-            totals = list(by.items())
+            parts = t.attrs[spec["split_by"]]
+            totals = [(label, how(t.value[parts == label])) for label in pd.unique(parts)]
         trend = None
         if spec["year_attribute"] is not None:
-            by_year = frame.groupby(spec["year_attribute"])["value"].agg(how).sort_index()
-            trend = (by_year.index[0], by_year.index[-1], by_year.iloc[0], by_year.iloc[-1])
+            years = t.attrs[spec["year_attribute"]]
+            first, last = min(years), max(years)
+            trend = (first, last, how(t.value[years == first]), how(t.value[years == last]))
         return sentences(spec, extremes, totals, trend)
 
 
