@@ -1,12 +1,13 @@
 """What the TReB families (var question_suites [hctqa, treb]) add to question generation, side by side with
-the hctqa suite alone on the same tables in one process, plus their numpy cross-check and their renderings.
+the hctqa suite alone on the same tables in one process, plus their numpy cross-check and their own views
+(naming, robustness, plausibility).
 
     .venv/bin/python bench/bench_treb_families.py --duckdb PATH/TO/hctqa.duckdb [--repeats 3] [--workers 1]
 
 Reads the generated tables of a build (any suites) from its DuckDB file, read-only, as
 models/generation/int_question_instances.py does (header cells included), and times, `--repeats` times each
 and alternating: generate_all with the hctqa families, generate_all with both suites, then once
-family_cross_check on the TReB questions and question_renderings_table for the naming ones. Medians print as a
+family_cross_check on the TReB questions and question_renderings_table for those with a view of their own. Medians print as a
 Markdown table (append it to bench/results/treb_families.md).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ from generator_py.grid.relation import CELL_COLUMNS, TABLE_COLUMNS, grids_from_c
 from generator_py.questions.instances import generate_all, relational_tables, template_measures  # noqa: E402
 from generator_py.questions.families import families_for_suites  # noqa: E402
 from generator_py.questions.families.naming import NAMEABLE_ROLES  # noqa: E402
-from generator_py.render.question_grid import question_renderings_table  # noqa: E402
+from generator_py.render.question_grid import question_renderings_table, value_paths  # noqa: E402
 
 
 def main() -> None:
@@ -51,8 +52,11 @@ def main() -> None:
     nl = pd.concat([hctqa_nl, pd.read_csv(ROOT / "seeds" / "nl_templates_treb.csv", dtype=str,
                                           keep_default_na=False)], ignore_index=True)
     meanings, attrs = con.table("staging.stg_nl_table_meanings").df(), con.table("staging.stg_domain_attributes").df()
+    # the domain knowledge a treb build reads (groupings, units): the seeds as the build would stage them
+    knowledge = [pd.read_csv(ROOT / "seeds" / f"{n}.csv", dtype=str, keep_default_na=False)
+                 for n in ("value_groupings", "measure_units")]
     measures = template_measures(*(con.table(f"staging.stg_{n}").df() for n in (
-        "domain_attributes", "domain_values", "domain_value_ranges", "table_templates")))
+        "domain_attributes", "domain_values", "domain_value_ranges", "table_templates")), *knowledge)
     times: dict[str, list] = {"hctqa": [], "hctqa+treb": []}
     out = {}
     for _ in range(a.repeats):
@@ -67,12 +71,15 @@ def main() -> None:
     grid = con.table("intermediate.int_table_grid").project("table_id, grid_row, grid_col, text, caption").df()
     checked = family_cross_check(treb[["question_id", "table_id", "family", "spec_json", "py_answer_json"]], rows, grid)
     t_check = time.perf_counter() - t0
-    naming = treb[treb["hides_caption"] | treb["blank_grid_row"].notna()]
+    naming = treb[treb["hides_caption"] | treb["blank_grid_row"].notna() | treb["grid_change"].notna()]
     t0 = time.perf_counter()
     cells = con.table("intermediate.int_table_grid").project(", ".join(("table_id",) + CELL_COLUMNS + TABLE_COLUMNS)) \
         .order("table_id, grid_row, grid_col")
     cols = {k: v.tolist() for k, v in cells.fetchnumpy().items()}
-    rendered = question_renderings_table(grids_from_columns(cols), naming)
+    groups = con.table("intermediate.int_table_grid").filter("row_group is not null").project(
+        "table_id, grid_row, grid_col, row_group, col_group").df()
+    paths = value_paths(*(groups[c].tolist() for c in ("table_id", "grid_row", "grid_col", "row_group", "col_group")))
+    rendered = question_renderings_table(grids_from_columns(cols), naming, paths)
     t_render = time.perf_counter() - t0
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"| {len(tables)} tables | hctqa: {out['hctqa'].num_rows} questions, {med['hctqa']:.2f} s "

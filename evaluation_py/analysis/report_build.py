@@ -655,10 +655,22 @@ def _treb_skills(b: _Builder) -> Section | None:
                             "ground truth and each metric agree); header_match answers with the cells the question's "
                             "header paths name.", sql.replace("where ", "where model_name in ('oracle', "
                                                               "'header_match') and ", 1), "Baselines by subtask"))
+    consistency = b.frame("robustness_consistency")
+    if len(consistency):
+        shown_c = consistency.assign(interval=[_interval(lo, hi) for lo, hi in zip(consistency["ci_low"],
+                                                                                  consistency["ci_high"])])
+        tables.append(Table(
+            shown_c[["model_name", "inference_mode", "table_format", "view", "consistency", "interval",
+                     "accuracy_original", "accuracy_view", "n_groups"]].reset_index(drop=True),
+            "Robustness beside its accuracy: per perturbed view, the share of questions a model answered alike on "
+            "the table and on the view (strict reading), its 95% interval, and exact match on both.",
+            _sql("*", "analysis_robustness_consistency", None, "model_name, inference_mode, table_format, view"),
+            "Consistency across perturbed views"))
     return Section("treb_skills", "Which TReB skills and subtasks are hard?",
                    "Every question family declares the TReB skill and subtask it measures and the metric that "
-                   "subtask is scored by (exact match for values, ROUGE-L for text): TReB's per-subtask table, on "
-                   "human-centric tables.",
+                   "subtask is scored by (exact match for values, ROUGE-L for text, the refusal for unanswerable "
+                   "questions, the rule for output instructions): TReB's per-subtask table, on human-centric "
+                   "tables. The table summary's reference is one good summary written by rule, not the only one.",
                    [(fig, "Each row is a model / inference mode on one subtask (skill: subtask (metric)); the point "
                           "is its mean and the bar its 95% interval from resampling tables; baselines grey, best "
                           "first.")], tables)

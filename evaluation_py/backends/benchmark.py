@@ -16,9 +16,10 @@ from generator_py.render.registry import format_names
 
 
 class BenchmarkLookup:
-    """question_id -> question text and gt (and its table); table_id -> the table's HTML."""
+    """question_id -> question text, gt, output instruction and own table view (and its table); table_id -> the
+    table's HTML."""
 
-    FIELDS = ("question_id", "question", "answer_gt", "table_html")
+    FIELDS = ("question_id", "question", "answer_gt", "table_html", "output_instruction")
 
     def __init__(self, questions: pd.DataFrame, tables: pd.DataFrame | None = None):
         self._where = "benchmark lookup", "question", "not in benchmark_questions"
@@ -26,6 +27,11 @@ class BenchmarkLookup:
         self._question = dict(zip(ids, questions["question"].tolist())) if "question" in questions else {}
         self._gt = dict(zip(ids, questions["answer_gt"].tolist())) if "answer_gt" in questions else {}
         self._table_of = dict(zip(ids, questions["table_id"].tolist())) if "table_id" in questions else {}
+        # what a question states beyond its text: its output instruction, its own view of its table (HTML)
+        self._instruction = {q: i for q, i in zip(ids, questions["output_instruction"].tolist())
+                             if isinstance(i, str)} if "output_instruction" in questions else {}
+        self._own_html = {q: h for q, h in zip(ids, questions["rendering_html"].tolist())
+                          if isinstance(h, str) and h} if "rendering_html" in questions else {}
         self._html: dict[str, str] = {}
         if tables is not None and "html" in tables:
             self._html = dict(zip(tables["table_id"].tolist(), tables["html"].tolist()))
@@ -63,6 +69,15 @@ class BenchmarkLookup:
         """The table's HTML, "" for a table the benchmark does not have (a question without its table)."""
         return self._html.get(table_id, "")
 
+    def question_table_html(self, question_id: str, table_id: str) -> str:
+        """The HTML of the table as the question shows it: its own view (`rendering_html`: a naming question's
+        table without its answer, a perturbed or changed table) where it has one, else its table's."""
+        return self._own_html.get(question_id) or self.table_html(table_id)
+
+    def output_instruction(self, question_id: str):
+        """The question's output instruction (JSON text), None for a question stating none."""
+        return self._instruction.get(question_id)
+
     def table_texts(self, table_id: str) -> dict[str, str]:
         """The table's text renderings by registered text format; KeyError for an unknown table."""
         if table_id not in self._texts:
@@ -80,7 +95,11 @@ class BenchmarkLookup:
             elif name == "answer_gt":
                 out[name] = self.answer_gt(question_id)
             elif name == "table_html":
-                out[name] = self.table_html(table_id)
+                out[name] = self.question_table_html(question_id, table_id)
+            elif name == "output_instruction":
+                instruction = self.output_instruction(question_id)
+                if instruction is not None:  # a question without one keeps the key it had before the field
+                    out[name] = instruction
             else:
                 raise ValueError(f"{self._where[0]}: unknown field {name!r}; known: {', '.join(self.FIELDS)}")
         return out

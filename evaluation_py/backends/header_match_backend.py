@@ -1,7 +1,7 @@
 """The `header_match` backend: the non-LLM header-matching baseline (no model, no server).
 
-It reads the question text and the table's HTML from the benchmark (`BenchmarkLookup`, by the
-request's question_id and table_id) and ignores the messages. A table without HTML is answered `no answer`; an exception while
+It reads the question text and the table's HTML as the question shows it from the benchmark
+(`BenchmarkLookup`, by the request's question_id and table_id: a question's own view where it has one) and ignores the messages. A table without HTML is answered `no answer`; an exception while
 answering becomes a prediction with `response=None` and `error_kind="baseline_error"`.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ class HeaderMatchBackend(Backend):
             response = None
             error_kind = None
             try:
-                html = self.benchmark.table_html(request.table_id)
+                html = self.benchmark.question_table_html(request.question_id, request.table_id)
                 if html:
                     response = answer_question(html, self.benchmark.question(request.question_id))
                 else:

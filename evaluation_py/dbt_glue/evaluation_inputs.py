@@ -114,8 +114,9 @@ def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, che
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
-    # the questions' own table views (naming families), where the mart has them
-    question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS if c in present)
+    # the questions' own table views (naming, robustness, plausibility) and output instructions, where the mart
+    # has them (what the prompts show, and what the oracle and header_match read)
+    question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS + ("output_instruction",) if c in present)
     # what a one-shot example is chosen by (its kind: template, family), where the mart has them
     question_columns += tuple(c for c in ONE_SHOT_KIND_COLUMNS if c in present)
     # `images`: a function giving the relation (called only for image entries), or the relation itself

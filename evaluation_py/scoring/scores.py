@@ -338,6 +338,16 @@ def extract_answers(frame: pd.DataFrame) -> pd.Series:
     return answers
 
 
+def request_answers(requests: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """`requests` with each one's `response` (NULL where it has no prediction) and the `answer` it is scored on
+    (extracted by its inference mode; a program's executed answer for pot): what every metric reads."""
+    executed = [c for c in ("execution_answer",) if c in predictions.columns]  # pot: the program's answer
+    merged = requests.merge(predictions[["cache_key", "response", *executed]], on="cache_key", how="left")
+    merged["inference_mode"] = inference_modes(merged)
+    merged["answer"] = answers_for_scoring(merged, extract_answers(merged))
+    return merged
+
+
 VERDICT_COLUMNS = ["cache_key", "metric", "value"]
 
 
@@ -352,11 +362,7 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     scoring mode for each request with a verdict, and for each request without an answer (0, as every
     metric of one); a request answered but without a verdict (the judge failed) has no row of it."""
     q = questions[list(SCORE_QUESTION_COLUMNS) + [c for c in (INSTRUCTION_COLUMN,) if c in questions.columns]]
-    executed = [c for c in ("execution_answer",) if c in predictions.columns]  # pot: the program's answer
-    merged = requests.merge(predictions[["cache_key", "response", *executed]], on="cache_key",
-                            how="left").merge(q, on="question_id")
-    merged["inference_mode"] = inference_modes(merged)
-    merged["answer"] = answers_for_scoring(merged, extract_answers(merged))
+    merged = request_answers(requests, predictions).merge(q, on="question_id")
     merged["n_values_given"] = merged["answer"].map(n_values_given).astype("int64")
     merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
     wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]

@@ -25,7 +25,8 @@ Then the answer part is cut at the first trailing-commentary marker (:data:`COMM
 ``Note:``, ``Explanation:``, ``<eos_token>``, ...) and at its first blank line, code fences
 and backticks are dropped, and so are Markdown emphasis marks (``**``).
 
-Values: when the answer part has a ``|`` it is read in the ground truth's format (``{a | b}
+Values: an answer part that is a flat JSON array of numbers and strings (``[12.5, 7]``) is its items;
+otherwise, when the answer part has a ``|`` it is read in the ground truth's format (``{a | b}
 || {c}``) or as a Markdown table: braces removed, split on ``|`` (so also ``||``) and on line
 breaks, separator cells (``---``) dropped. Otherwise each non-empty line is a value, with
 Markdown list marks (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) removed, and a line of numbers
@@ -54,6 +55,7 @@ No dbt imports here.
 """
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 from functools import lru_cache
@@ -220,8 +222,26 @@ def answer_part(response: str) -> str:
     return text.strip()
 
 
+def _json_array(answer: str) -> list[str] | None:
+    """The items of an answer that is a flat JSON array of numbers and strings (`[12.5, 7]`), else None."""
+    text = answer.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(items, list) or not all(isinstance(v, (int, float, str)) and not isinstance(v, bool)
+                                              for v in items):
+        return None
+    return [v if isinstance(v, str) else str(v) for v in items]
+
+
 def split_values(answer: str) -> list[str]:
     """The raw values of an answer part: "Values" in the module doc."""
+    items = _json_array(answer) if "[" in answer else None
+    if items is not None:
+        return items
     if "|" in answer:
         cells = re.split(r"[|\n]", answer.replace("{", "").replace("}", ""))
         return [c for c in cells if not _SEPARATOR_CELL_RE.match(c.strip())]

@@ -2,8 +2,8 @@
 questions/families/computed.py): numpy on the relational rows as DuckDB holds them (int_relational_rows, read by
 generator_py.tables.relational.relational_rows), and the caption and header texts of the table grid (int_table_grid),
 never the generator's exact arithmetic, its row tuples or its table model. Each answer is recomputed from the
-question's spec alone by its family's `cross_check` (declared beside the family) and printed with format_number,
-the one number format of the ground truth."""
+question's spec alone by its family's `cross_check` (declared beside the family), numbers printed with format_number,
+the one number format of the ground truth, an answer of several values joined by ` | ` in its order."""
 from __future__ import annotations
 
 import json
@@ -67,9 +67,14 @@ class CheckedTable:
     header_text: dict
 
 
+def answer_text(rows: list[list]) -> str:
+    """An answer as a cross-check prints it: its values, row by row, joined by ` | `."""
+    return " | ".join(str(v) for row in rows for v in row)
+
+
 def family_cross_check(questions: pd.DataFrame, rows: pd.DataFrame, grid: pd.DataFrame) -> pd.DataFrame:
     """Per question of a computing family (question_id, table_id, family, spec_json, py_answer_json): the
-    generator's answer, the check's, and whether they agree. `rows`: int_relational_rows of their tables;
+    generator's answer (its values joined by ` | `, `answer_text`), the check's, and whether they agree. `rows`: int_relational_rows of their tables;
     `grid`: int_table_grid rows (table_id, grid_row, grid_col, text, caption) of their tables."""
     tables = relational_columns(rows)
     captions = dict(zip(grid["table_id"], grid["caption"]))
@@ -79,7 +84,7 @@ def family_cross_check(questions: pd.DataFrame, rows: pd.DataFrame, grid: pd.Dat
     out = []
     for q in questions.sort_values("question_id").itertuples(index=False):
         spec = json.loads(q.spec_json)
-        mine = json.loads(q.py_answer_json)[0][0]
+        mine = answer_text(json.loads(q.py_answer_json))
         table = CheckedTable(tables.get(q.table_id), captions.get(q.table_id), headers.get(q.table_id, {}))
         theirs = ALL_FAMILIES.get(q.family).cross_check(spec, table)
         out.append((q.question_id, q.table_id, q.family, mine, theirs, mine == theirs))

@@ -81,11 +81,12 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
     return out
 
 
-def _draws(family, m: TableModel, rng, variety: str):
+def _draws(family, m: TableModel, rng, variety: str, asked: Optional[list] = None):
     """A family's draws of one question on a table, up to MAX_TRIES; none more once the family says the
-    table is exhausted. The caller stops at the first draw it keeps."""
+    table is exhausted. The caller stops at the first draw it keeps. `asked`: the specs of the family's
+    questions on this table so far, for a family whose later questions follow its first (`draw_next`)."""
     for _ in range(MAX_TRIES):
-        drawn = family.draw(m, rng, variety)
+        drawn = family.draw(m, rng, variety) if asked is None else family.draw_next(m, rng, variety, asked)
         if drawn is None:
             if family.exhausted(m):
                 return
@@ -95,20 +96,27 @@ def _draws(family, m: TableModel, rng, variety: str):
 
 def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
     """Questions of a family answered by its own computation (families/computed.py), drawn like the others:
-    up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new."""
+    up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new.
+    A family asking one question on several views of its table (`repeats_question`) asks its first question's
+    text, in its first question's phrasing, again on each later view."""
     out: list[QuestionInstance] = []
     table_id = m.table.table_id
     for _ in range(family.variants):
-        for spec, extra in _draws(family, m, rng, variety):
+        for spec, extra in _draws(family, m, rng, variety, [q.spec for q in out]):
             answer = family.compute(spec, m, extra)
             if not answer:
                 if family.exhausted(m):
                     break
                 continue
             sql, facts, n_read = family.statement(spec, m)
-            tpl = rng.choice(phrasings)
+            repeated = family.repeats_question and out
+            tpl = next(p for p in phrasings if p.phrasing == out[0].phrasing) if repeated else rng.choice(phrasings)
             text = family.finish_question(render_question(tpl, None, nl, facts), spec)
-            if text in texts:
+            if repeated:
+                if text != out[0].question:  # its view differs, never its wording
+                    raise ValueError(f"question family {family.family_id!r} on table {table_id}: a later view's "
+                                     f"question {text!r} is not its first question {out[0].question!r}")
+            elif text in texts:
                 continue
             texts.add(text)
             md = family.metadata(spec, m)
@@ -119,7 +127,8 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 metadata=md, properties=family.properties(spec, md, m, n_read), answer_rows=answer,
                 sql_literals=facts.literals, family=family.family_id, family_variant=len(out), kind=family.kind,
                 tables=(table_id,), suite=family.suite, answer_type=family.answer_type,
-                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
-                hides_caption=change["hides_caption"], blank_cell=change["blank_cell"]))
+                treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
+                hides_caption=change["hides_caption"], blank_cell=change["blank_cell"],
+                grid_change=change.get("grid_change")))
             break
     return out

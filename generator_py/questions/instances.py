@@ -23,12 +23,14 @@ from .spec import VALUE, Rows
 from ..tables.relational import RelationalTable, ShownAggregate, TableAttribute, label_text, relational_rows
 from ..vocabulary.templates import load_templates
 from ..vocabulary.domains import load_domains
+from ..vocabulary.knowledge import domain_knowledge, load_groupings, load_units
 
 # columns of int_question_instances, in order
 COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
-                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric"))
+                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric",
+                                          "grid_change"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -103,11 +105,27 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
 
 
 def template_measures(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd.DataFrame,
-                      templates: pd.DataFrame) -> dict[tuple[str, str], Measure]:
-    """(domain, template_name) -> what the vocabulary says about the template's measure."""
+                      templates: pd.DataFrame, groupings: Optional[pd.DataFrame] = None,
+                      units: Optional[pd.DataFrame] = None) -> dict[tuple[str, str], Measure]:
+    """(domain, template_name) -> what the vocabulary says about the template's measure; with `groupings` and
+    `units` (the value_groupings and measure_units seeds: a build with TReB's families) also its domain's
+    knowledge (generator_py.vocabulary.knowledge)."""
     vocab = load_domains(attributes, values, ranges)
-    return {(t.domain, t.template_name): Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive))
-            for t in load_templates(templates, vocab)}
+    loaded = load_templates(templates, vocab)
+    grouped = unit_of = None
+    if groupings is not None and units is not None:
+        grouped = load_groupings(groupings, vocab)
+        unit_of = load_units(units, {(t.domain, t.template_name) for t in loaded})
+    out = {}
+    for t in loaded:
+        knowledge = None
+        if grouped is not None:
+            r = t.value_range
+            knowledge = domain_knowledge(vocab[t.domain], grouped, unit_of.get((t.domain, t.template_name)),
+                                         r.low, r.high, r.is_integer)
+        out[(t.domain, t.template_name)] = Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive),
+                                                   knowledge)
+    return out
 
 
 def _compact(t: RelationalTable) -> tuple:
@@ -144,7 +162,8 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                    + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS)
                    + (q.kind, q.suite, q.answer_type, q.hides_caption,
                       q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None,
-                      q.treb_skill, q.treb_subtask, q.treb_metric))
+                      q.treb_skill, q.treb_subtask, q.treb_metric,
+                      None if q.grid_change is None else _SPEC_JSON(q.grid_change)))
     return out
 
 
@@ -213,7 +232,7 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
 _TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
-          "treb_subtask": pa.string()}
+          "treb_subtask": pa.string(), "grid_change": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,

@@ -10,11 +10,14 @@ class Measure:
     """What the vocabulary says about a table template's measure (seeds domain_value_ranges, domain_attributes).
 
     `aggregations`: the functions a question may apply to it; `non_additive`: attribute names whose values
-    split it into parts that do not add up, so no sum or average spans two of their values.
+    split it into parts that do not add up, so no sum or average spans two of their values; `knowledge`: what
+    the seeds say of its domain beyond the table (generator_py.vocabulary.knowledge: every label with its
+    ancestors, groupings, the unit and declared range), given to a build with TReB's families, else None.
     """
 
     aggregations: tuple[str, ...] = ("sum", "avg", "min", "max")
     non_additive: frozenset[str] = frozenset()
+    knowledge: Optional[Any] = None
 
 
 class NLTemplateError(ValueError):
@@ -52,3 +55,5 @@ class QuestionInstance:
     treb_metric: str = "exact_match"
     hides_caption: bool = False  # its table renderings leave out the caption (title naming)
     blank_cell: Optional[tuple[int, int]] = None  # (grid_row, grid_col) shown empty in its renderings
+    # a further change of its table's grid its renderings show (generator_py.render.grid_changes), None for none
+    grid_change: Optional[dict[str, Any]] = None

@@ -1,15 +1,18 @@
 """A question's own view of its table: the table's grid with what the question asks about hidden (the
-caption for title naming, one header cell's text for header naming), rendered in every text format by
-the same renderers as the table. The change is made on the grid, so every format shows it alike."""
+caption for title naming, one header cell's text for header naming) or changed as its `grid_change` says
+(generator_py.render.grid_changes: perturbed, one value made implausible, one column alone), rendered in every
+text format by the same renderers as the table. The change is made on the grid, so every format shows it alike."""
 from __future__ import annotations
 
+import json
 from dataclasses import replace
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Mapping, Optional
 
 import pandas as pd
 import pyarrow as pa
 
 from ..grid.cells import TableGrid
+from .grid_changes import Paths, apply_change
 from .registry import format_names, render
 
 # the question's own view per text format: a column of benchmark_questions each (NULL when it shows its table's)
@@ -18,9 +21,13 @@ RENDERING_COLUMNS = ("question_id",) + tuple(RENDERING_PREFIX + n for n in forma
 
 
 def question_grid(grid: TableGrid, hides_caption: bool = False,
-                  blank_cell: Optional[tuple[int, int]] = None, question_id: str = "") -> TableGrid:
-    """`grid` without its caption (`hides_caption`) and with the header cell anchored at `blank_cell`
-    (grid_row, grid_col) emptied; an anchor that is no header cell of the grid is an error."""
+                  blank_cell: Optional[tuple[int, int]] = None, question_id: str = "",
+                  change: Optional[Mapping] = None, paths: Optional[Paths] = None) -> TableGrid:
+    """`grid` without its caption (`hides_caption`), with the header cell anchored at `blank_cell`
+    (grid_row, grid_col) emptied (an anchor that is no header cell of the grid is an error) and changed as
+    `change` says (grid_changes.apply_change, reading `paths`: the header paths of the value cells)."""
+    if change is not None:
+        grid = apply_change(grid, change, paths or {}, f"question {question_id}")
     cells = grid.cells
     if blank_cell is not None:
         r, c = blank_cell
@@ -33,10 +40,15 @@ def question_grid(grid: TableGrid, hides_caption: bool = False,
     return replace(grid, cells=cells, caption=None if hides_caption else grid.caption)
 
 
-def question_renderings(grids: Iterable[tuple[str, TableGrid]], questions: pd.DataFrame) -> Iterator[tuple]:
+def question_renderings(grids: Iterable[tuple[str, TableGrid]], questions: pd.DataFrame,
+                        paths: Optional[Mapping[str, Paths]] = None) -> Iterator[tuple]:
     """(question_id, text per text format) of every question of `questions` (question_id, table_id,
-    hides_caption, blank_grid_row, blank_grid_col) whose rendering hides something."""
-    changed = questions[questions["hides_caption"].fillna(False).astype(bool) | questions["blank_grid_row"].notna()]
+    hides_caption, blank_grid_row, blank_grid_col, and grid_change: JSON text or None) whose view differs from its
+    table's rendering. `paths`: table_id -> the header paths of its value cells, what grid changes read."""
+    if "grid_change" not in questions.columns:
+        questions = questions.assign(grid_change=None)
+    changed = questions[questions["hides_caption"].fillna(False).astype(bool) | questions["blank_grid_row"].notna()
+                        | questions["grid_change"].notna()]
     by_table: dict[str, list] = {}
     for q in changed.sort_values("question_id").itertuples(index=False):
         by_table.setdefault(q.table_id, []).append(q)
@@ -44,15 +56,28 @@ def question_renderings(grids: Iterable[tuple[str, TableGrid]], questions: pd.Da
     for table_id, grid in grids:
         for q in by_table.pop(table_id, ()):
             blank = None if pd.isna(q.blank_grid_row) else (int(q.blank_grid_row), int(q.blank_grid_col))
-            g = question_grid(grid, bool(q.hides_caption), blank, q.question_id)
+            change = json.loads(q.grid_change) if isinstance(q.grid_change, str) else None
+            g = question_grid(grid, bool(q.hides_caption), blank, q.question_id, change,
+                              (paths or {}).get(table_id, {}))
             yield (q.question_id,) + tuple(render(g, n) for n in names)
     if by_table:
         missing = sorted(by_table)
         raise ValueError(f"questions of tables without a grid in int_table_grid: {missing[:5]}")
 
 
-def question_renderings_table(grids: Iterable[tuple[str, TableGrid]], questions: pd.DataFrame) -> pa.Table:
+def question_renderings_table(grids: Iterable[tuple[str, TableGrid]], questions: pd.DataFrame,
+                              paths: Optional[Mapping[str, Paths]] = None) -> pa.Table:
     """question_renderings as a table of text columns (typed even when no question hides anything)."""
-    rows = list(question_renderings(grids, questions))
+    rows = list(question_renderings(grids, questions, paths))
     cols = list(zip(*rows)) if rows else [()] * len(RENDERING_COLUMNS)
     return pa.table({n: pa.array(list(c), type=pa.string()) for n, c in zip(RENDERING_COLUMNS, cols)})
+
+
+def value_paths(table_ids: Iterable, grid_rows: Iterable, grid_cols: Iterable, row_groups: Iterable,
+                col_groups: Iterable) -> dict[str, dict]:
+    """table_id -> (grid_row, grid_col) -> (row group, column group) of the value cells of int_table_grid."""
+    out: dict[str, dict] = {}
+    for t, r, c, rg, cg in zip(table_ids, grid_rows, grid_cols, row_groups, col_groups):
+        if rg is not None and cg is not None:
+            out.setdefault(t, {})[(int(r), int(c))] = (tuple(rg), tuple(cg))
+    return out

@@ -1,6 +1,8 @@
 """The seeds' domain vocabularies (`domains`: attributes, value trees, numeric ranges), the value model of
 each measure (`value_model`: baseline, effects, trends, noise) and the statements expected of it
-(`value_expectations`), and generic table templates with their expansion into variants (`templates`).
+(`value_expectations`), generic table templates with their expansion into variants (`templates`), and what
+TReB's families know of a domain beyond the table (`knowledge`: labels with their ancestors, groupings, units,
+declared ranges).
 
 The names below are a lazy front: each is imported from its module on first use."""
 from generator_py.core.lazy_front import lazy_front

@@ -53,6 +53,7 @@ def model(dbt, session):
             "judge_agreement": dbt.ref("analysis_judge_agreement").df(),
             "by_mode_family": dbt.ref("analysis_scores_by_mode_family").df(),
             "by_treb_skill": dbt.ref("analysis_scores_by_treb_skill").df(),
+            "robustness_consistency": dbt.ref("analysis_robustness_consistency").df(),
             "mode_gains": dbt.ref("analysis_mode_gains").df(),
             "by_table_size": dbt.ref("analysis_mode_by_table_size").df(),
             "execution_errors": dbt.ref("analysis_execution_errors").df(),

@@ -22,12 +22,16 @@ def model(dbt, session):
         roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
         headers = (dbt.ref("int_hct_cells").filter(f"role in ({roles})")
                    .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col").df())
+    treb = "treb" in {f.suite for f in families}
+    # a build with TReB's families also reads what its families know beyond the table: groupings and units
+    knowledge = (dbt.ref("stg_value_groupings").df(), dbt.ref("stg_measure_units").df()) if treb else (None, None)
     measures = template_measures(dbt.ref("stg_domain_attributes").df(), dbt.ref("stg_domain_values").df(),
-                                 dbt.ref("stg_domain_value_ranges").df(), dbt.ref("stg_table_templates").df())
+                                 dbt.ref("stg_domain_value_ranges").df(), dbt.ref("stg_table_templates").df(),
+                                 *knowledge)
     tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates,
                                headers)
     nl_templates = dbt.ref("stg_nl_templates").df()
-    if "treb" in {f.suite for f in families}:  # the TReB families' phrasings (seed nl_templates_treb)
+    if treb:  # the TReB families' phrasings (seed nl_templates_treb)
         nl_templates = pd.concat([tag_seed_rows(nl_templates, SEED_FILE),
                                   tag_seed_rows(dbt.ref("stg_nl_templates_treb").df(), TREB_SEED_FILE)],
                                  ignore_index=True)

@@ -1,16 +1,26 @@
-"""The table views of the questions that hide part of their table (title_name: no caption; header_name: one
-header cell empty): one column per text format, rendered from the table's grid (generator_py.render.question_grid);
-benchmark_questions carries them, and prompts of these questions show them instead of the table's rendering."""
+"""The table views of the questions whose view differs from their table's rendering (a naming question hides its
+answer: no caption, one header cell empty, a column without its header; a robustness question shows its table
+perturbed; a plausibility question one value made implausible): one column per text format, rendered from the
+table's grid (generator_py.render.question_grid); benchmark_questions carries them, and prompts of these questions
+show them instead of the table's rendering."""
 from generator_py.grid.relation import CELL_COLUMNS, TABLE_COLUMNS, grids_from_columns
-from generator_py.render.question_grid import question_renderings_table
+from generator_py.render.question_grid import question_renderings_table, value_paths
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    questions = dbt.ref("int_question_instances").filter("hides_caption or blank_grid_row is not null").project(
-        "question_id, table_id, hides_caption, blank_grid_row, blank_grid_col").df()
+    questions = dbt.ref("int_question_instances").filter(
+        "hides_caption or blank_grid_row is not null or grid_change is not null").project(
+        "question_id, table_id, hides_caption, blank_grid_row, blank_grid_col, grid_change").df()
     session.register("question_rendering_tables", questions[["table_id"]].drop_duplicates())
     grid = (dbt.ref("int_table_grid").filter("table_id in (select table_id from question_rendering_tables)")
             .project(", ".join(("table_id",) + CELL_COLUMNS + TABLE_COLUMNS)).order("table_id, grid_row, grid_col"))
     columns = {name: values.tolist() for name, values in grid.fetchnumpy().items()}
-    return question_renderings_table(grids_from_columns(columns), questions)
+    # the header paths of the value cells of the tables a grid change is made on (what it reads)
+    session.register("question_change_tables",
+                     questions.loc[questions["grid_change"].notna(), ["table_id"]].drop_duplicates())
+    cells = (dbt.ref("int_table_grid").filter("table_id in (select table_id from question_change_tables) "
+                                              "and row_group is not null")
+             .project("table_id, grid_row, grid_col, row_group, col_group").df())
+    paths = value_paths(*(cells[c].tolist() for c in ("table_id", "grid_row", "grid_col", "row_group", "col_group")))
+    return question_renderings_table(grids_from_columns(columns), questions, paths)

@@ -46,6 +46,8 @@ def model(dbt, session):
         "aggregation_terms": frame_digest(dbt.ref("stg_aggregation_terms").df()),
         "release": file_digest(resolve_release_file(release)) if release else None,
     }
-    if "treb" in checked["question_suites"]:  # the TReB phrasings shape only a build that asks them
+    if "treb" in checked["question_suites"]:  # the TReB seeds shape only a build that asks their families
         digests["nl_templates_treb"] = frame_digest(dbt.ref("stg_nl_templates_treb").df())
+        digests["value_groupings"] = frame_digest(dbt.ref("stg_value_groupings").df())
+        digests["measure_units"] = frame_digest(dbt.ref("stg_measure_units").df())
     return config_frame(checked, build_fingerprint(checked, digests))

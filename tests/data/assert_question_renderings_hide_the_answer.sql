@@ -1,20 +1,32 @@
--- A naming question's own table view hides its answer, in every text format: title_name's has no caption
--- (its table's has the answer as caption); header_name's CSV lacks the blanked label, which its table's CSV
--- shows (the label is shown once in the table, so it is then shown nowhere). Other questions have none.
+-- A question has its own table view exactly when its view differs from its table's (int_question_instances:
+-- hides_caption, blank_grid_row, grid_change), in every text format, and the view differs from the table's; a
+-- view with a value set in it (set_value) shows that value.
+-- A naming question's view hides its answer: title naming's has no caption (its table's has the answer as
+-- caption); the others' CSV lacks the answer label, which its table's CSV shows (the label is shown once in the
+-- table, or the view leaves out every other place it is shown).
 with questions as (
     select q.question_id, q.table_id, q.family, json_extract_string(q.answer_rows, '$[0][0]') as answer,
            '"' || replace(json_extract_string(q.answer_rows, '$[0][0]'), '"', '""') || '"' as csv_field,
-           q.rendering_html, q.rendering_csv, q.rendering_markdown, t.html as t_html, t.csv as t_csv
+           q.rendering_html, q.rendering_csv, q.rendering_markdown, t.html as t_html, t.csv as t_csv,
+           coalesce(i.hides_caption, false) as hides_caption,
+           coalesce(i.hides_caption, false) or i.blank_grid_row is not null or i.grid_change is not null as changed,
+           case when json_extract_string(i.grid_change, '$.kind') = 'set_value'
+                then '"' || json_extract_string(i.grid_change, '$.text') || '"' end as set_field,
+           json_extract_string(c.attributes, '$.kind') as family_kind
     from {{ ref('benchmark_questions') }} as q
     inner join {{ ref('benchmark_tables') }} as t using (table_id)
+    -- the release's questions and the obfuscated twins have no instance row: they show their table
+    left join {{ ref('int_question_instances') }} as i using (question_id)
+    left join {{ ref('int_registry_catalog') }} as c on c.kind = 'families' and c.name = q.family
 )
 
 select question_id, family, answer
 from questions
-where (family in ('title_name', 'header_name')
-       and (rendering_html is null or rendering_csv is null or rendering_markdown is null))
-   or (family not in ('title_name', 'header_name')
-       and (rendering_html is not null or rendering_csv is not null or rendering_markdown is not null))
-   or (family = 'title_name' and (rendering_html like '%<caption>%' or t_html not like '%<caption>%'))
-   or (family = 'header_name' and (position(csv_field in rendering_csv) > 0 or position(csv_field in t_csv) = 0
-                                   or rendering_html = t_html))
+where (changed and (rendering_html is null or rendering_csv is null or rendering_markdown is null
+                    or rendering_html = t_html))
+   or (not changed and (rendering_html is not null or rendering_csv is not null or rendering_markdown is not null))
+   or (family_kind = 'naming' and not changed)
+   or position(set_field in rendering_csv) = 0
+   or (hides_caption and (rendering_html like '%<caption>%' or t_html not like '%<caption>%'))
+   or (family_kind = 'naming' and not hides_caption
+       and (position(csv_field in rendering_csv) > 0 or position(csv_field in t_csv) = 0))

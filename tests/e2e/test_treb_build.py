@@ -20,8 +20,8 @@ def treb_project(tmp_path_factory):
     # the registry catalog, which the TReB data test reads its families from)
     # the default baselines scored by subtask (the oracle must score 1 on each)
     run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
-            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "--exclude", "tag:images", "assert_every_table_has_one_image",
-            "--vars", TREB_VARS)
+            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "+analysis_robustness_consistency",
+            "--exclude", "tag:images", "assert_every_table_has_one_image", "--vars", TREB_VARS)
     return project
 
 
@@ -42,10 +42,13 @@ def test_every_family_is_asked_and_cross_checked(treb_db):
     checked = treb_db.execute("select count(*), count(*) filter (where agrees) "
                               "from intermediate.int_family_cross_check").fetchone()
     assert checked == (sum(counts.values()),) * 2
-    renderings = treb_db.execute("select count(*) from main.benchmark_questions where rendering_csv is not null"
-                                 ).fetchone()[0]
-    # the naming families hide part of their table, so their questions have renderings of their own
-    assert renderings == sum(n for family, n in counts.items() if kinds[family] == "naming") > 0
+    renderings = dict(treb_db.execute(
+        "select i.family, count(*) from main.benchmark_questions as q join intermediate.int_question_instances as i "
+        "using (question_id) where q.rendering_csv is not null group by 1").fetchall())
+    # the naming families hide part of their table, so their questions have views of their own; so do the
+    # perturbed and changed views (every robustness question but the first of its table, the planted value)
+    assert all(renderings.get(f) == n for f, n in counts.items() if kinds[f] == "naming"), renderings
+    assert {f for f in renderings if kinds[f] != "naming"} == {"robustness", "plausibility"}, renderings
 
 
 def test_the_data_tests_on_the_treb_questions_ran_and_passed(treb_project):
@@ -53,7 +56,8 @@ def test_the_data_tests_on_the_treb_questions_ran_and_passed(treb_project):
     status = {r["unique_id"].split(".")[2]: r["status"] for r in results if r["unique_id"].startswith("test.")}
     for name in ("assert_treb_answers_cross_checked", "assert_treb_questions_consistent",
                  "assert_question_renderings_hide_the_answer", "assert_questions_have_one_non_empty_answer",
-                 "assert_no_duplicate_question_text_per_table", "assert_sql_literals_appear_in_question"):
+                 "assert_no_duplicate_question_text_per_table", "assert_sql_literals_appear_in_question",
+                 "assert_groupings_resolved_through_the_vocabulary"):
         assert status.get(name) == "pass", (name, status.get(name))
 
 
@@ -105,3 +109,59 @@ def test_every_declared_subtask_is_scored_and_the_oracle_scores_one_on_each(treb
     # header_match is reported beside it, and not 1 everywhere
     header_match = [mean for m, *_, mean, _, _, _ in rows if m == "header_match"]
     assert len(header_match) == len(declared) and min(header_match) < 1.0
+
+
+def test_the_oracle_scores_its_best_on_every_family_and_header_match_is_reported(treb_db):
+    best = dict(treb_db.execute("select name, cast(json_extract(attributes, '$.best') as double) "
+                                "from intermediate.int_registry_catalog where kind = 'metrics'").fetchall())
+    rows = treb_db.execute(
+        "select s.model_name, q.family, q.treb_metric, avg(s.value), count(*) from main.eval_scores as s "
+        "join main.benchmark_questions as q using (question_id) where q.suite = 'treb' and s.scoring_mode = 'strict' "
+        "and s.metric = q.treb_metric group by all").fetchall()
+    families = {r[0] for r in treb_db.execute("select name from intermediate.int_registry_catalog where kind = "
+                                               "'families' and json_extract_string(attributes, '$.suite') = 'treb'")
+                .fetchall()}
+    oracle = {f: (metric, mean, n) for m, f, metric, mean, n in rows if m == "oracle"}
+    assert set(oracle) == families
+    for family, (metric, mean, n) in oracle.items():
+        assert mean == best[metric] and n > 0, (family, metric, mean)
+    header_match = {f for m, f, *_ in rows if m == "header_match"}
+    assert header_match == families
+
+
+def test_robustness_views_repeat_one_question_and_the_consistency_is_reported(treb_db):
+    groups = treb_db.execute(
+        "select table_id, count(*), count(distinct question), count(distinct answer_gt), count(rendering_csv), "
+        "count(distinct rendering_csv) from main.benchmark_questions where family = 'robustness' group by 1").fetchall()
+    assert len(groups) >= 100
+    for table_id, n, texts, answers, views, distinct_views in groups:
+        # one question and one answer on the table and on up to five perturbed views, each view its own
+        assert 2 <= n <= 6 and texts == answers == 1 and views == distinct_views == n - 1, table_id
+    kinds = dict(treb_db.execute(
+        "select json_extract_string(grid_change, '$.kind'), count(*) from intermediate.int_question_instances "
+        "where family = 'robustness' group by 1").fetchall())
+    assert set(kinds) == {None, "permute_rows", "permute_columns", "header_noise", "content_variant"}
+    rows = treb_db.execute("select model_name, view, consistency, accuracy_original, accuracy_view, n_groups "
+                           "from main.analysis_robustness_consistency").fetchall()
+    oracle = {v: (c, a, b) for m, v, c, a, b, n in rows if m == "oracle" and n > 0}
+    assert set(oracle) == {"all", "permute_rows", "permute_columns", "header_noise", "letters", "numbers"}
+    assert all(values == (1.0, 1.0, 1.0) for values in oracle.values()), oracle
+    assert {v for m, v, *_ in rows if m == "header_match"} == set(oracle)
+
+
+def test_grouped_questions_say_their_phrase_and_plausibility_views_show_the_planted_value(treb_db):
+    grouped = treb_db.execute(
+        "select question, json_extract_string(spec_json, '$.grouping.phrase'), "
+        "json_extract(spec_json, '$.grouping.members') from main.benchmark_questions "
+        "where json_extract(spec_json, '$.grouping') is not null").fetchall()
+    assert len(grouped) >= 100
+    for question, phrase, members in grouped:
+        assert phrase in question and not all(m in question for m in json.loads(members)), question
+    planted = treb_db.execute(
+        "select q.rendering_csv, t.csv, q.answer_gt, json_extract_string(i.grid_change, '$.text') "
+        "from main.benchmark_questions as q join main.benchmark_tables as t using (table_id) "
+        "join intermediate.int_question_instances as i using (question_id) where q.family = 'plausibility'").fetchall()
+    changed = [p for p in planted if p[3] is not None]
+    assert len(changed) == len(planted) - len(changed) >= 100  # one planted value and one control per table
+    assert all(p[2] == "{none}" for p in planted if p[3] is None)
+    assert all(f'"{text}"' in view and view != csv and gt != "{none}" for view, csv, gt, text in changed)

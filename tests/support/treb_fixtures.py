@@ -1,5 +1,5 @@
 """Test data for the TReB families (suite treb): a small table with hand-checkable values, the toy domain's
-phrasings of NL templates 16-28, and int_relational_rows-shaped frames of relational tables."""
+phrasings of NL templates 16-38, and int_relational_rows-shaped frames of relational tables."""
 from __future__ import annotations
 
 
@@ -26,6 +26,16 @@ TREB_TEMPLATES = {
     26: [f"What share of the total is the number {_COND} of $NESTED the sum of the numbers {_COND} ?"],
     27: [f"What are the numbers {_COND} ?"],
     28: [f"True or false : the number {_COND} is"],
+    29: [f"In this table , what is the number {_COND} ?"],
+    30: [f"What is the number {_COND} ?"],
+    31: [f"Look up the number {_COND} in the table ."],
+    32: [f"Which $OPPATTR has the highest number {_COND} ?"],
+    33: ["Which value of this table is implausible ? Give its header labels , or none ."],
+    34: ["Summarise this table in a few sentences ."],
+    35: ["Which label belongs in the empty header cell of the column shown ?"],
+    36: [f"What is the $EXPR number {_COND} ?"],
+    37: [f"Which $OPPATTR has/have the number {_COND} $OPANDVAL ?"],
+    38: [f"What is the weighted average of the numbers {_COND} ?"],
 }
 
 # rows Event > Severity, columns Year; values chosen so that every statistic is checked by hand
@@ -93,3 +103,16 @@ def header_cells(t: RelationalTable) -> tuple:
 
 __all__ = ["TREB_TEMPLATES", "VALUES", "YEARS", "hand_table", "header_cells", "relational_rows",
            "treb_nl", "treb_nl_frames"]
+
+
+def seed_measures(seeds=None) -> dict:
+    """(domain, template_name) -> Measure of the seed CSVs, with each domain's knowledge (groupings, units)."""
+    from generator_py.questions.instances import template_measures
+    from .toy_tables import SEEDS
+
+    folder = SEEDS if seeds is None else seeds
+    read = {n: pd.read_csv(folder / f"{n}.csv", dtype=str, keep_default_na=False)
+            for n in ("domain_attributes", "domain_values", "domain_value_ranges", "table_templates",
+                      "value_groupings", "measure_units")}
+    return template_measures(read["domain_attributes"], read["domain_values"], read["domain_value_ranges"],
+                             read["table_templates"], read["value_groupings"], read["measure_units"])

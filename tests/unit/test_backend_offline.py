@@ -90,11 +90,24 @@ def test_oracle_backend_scores_one():
                 mode, gt_of[r.question_id])
 
 
+def test_oracle_answers_as_the_question_instructs_and_its_key_changes_only_with_an_instruction():
+    reqs = make_requests(3, backend="oracle")
+    ids = [r.question_id for r in reqs]
+    benchmark = BenchmarkLookup(pd.DataFrame({"question_id": ids, "answer_gt": ["{158} || {14.5}", "{Oslo}", "{3}"],
+                                              "output_instruction": ['{"kind": "json_array"}', '{"kind": "upper_case"}',
+                                                                     None]}))
+    got = {p.question_id: p.response for p in run(get_backend("oracle", {}, benchmark), reqs)}
+    assert [got[q] for q in ids] == ["[158, 14.5]", "OSLO", "3"]
+    fields = [benchmark.fields(q, "t", ("answer_gt", "output_instruction")) for q in ids]
+    assert fields[1] == {"answer_gt": "{Oslo}", "output_instruction": '{"kind": "upper_case"}'}
+    assert fields[2] == {"answer_gt": "{3}"}  # no instruction: the key a question had before the field
+
+
 def test_oracle_needs_the_benchmark_and_requests_carry_none_of_it():
     from dataclasses import fields
 
     from evaluation_py.backends.base import PredictionRequest
-    with pytest.raises(ValueError, match="'oracle' reads answer_gt from the benchmark"):
+    with pytest.raises(ValueError, match="'oracle' reads answer_gt, output_instruction from the benchmark"):
         get_backend("oracle", {})
     assert not {"answer_gt", "table_html", "question"} & {f.name for f in fields(PredictionRequest)}
     lookup = BenchmarkLookup(pd.DataFrame({"question_id": ["q1"], "answer_gt": ["{3}"]}))
@@ -209,3 +222,26 @@ def test_replay_file_matching_the_benchmark_reports_unknown_ids_and_repeats(tmp_
     assert "1 id(s) not in the benchmark (first: 'zz')" in note and "1 repeated identical line(s)" in note
     clean = _file(tmp_path, [{"qap_id": "q1", "response": "3"}])
     assert check_against_benchmark(clean, _benchmark()) == ""
+
+
+def test_header_match_answers_from_the_view_its_question_shows():
+    from generator_py.grid.cells import Cell, TableGrid
+    from generator_py.render.grid_changes import apply_change
+    from generator_py.render.registry import render
+
+    grid = TableGrid((Cell(1, 1, 1, 1, "corner", ""), Cell(1, 2, 1, 1, "column_header", "2020"),
+                      Cell(1, 3, 1, 1, "column_header", "2021"), Cell(2, 1, 1, 1, "row_header", "Fire"),
+                      Cell(2, 2, 1, 1, "data", "10"), Cell(2, 3, 1, 1, "data", "20")), 1, 1)
+    paths = {(2, 2): (("Fire",), ("2020",)), (2, 3): (("Fire",), ("2021",))}
+    view = apply_change(grid, {"kind": "set_value", "row_path": ["Fire"], "col_path": ["2021"], "text": "-7"}, paths)
+    questions = pd.DataFrame({"question_id": ["q1", "q2"], "table_id": ["t", "t"],
+                              "question": ["What is the value for Fire in 2021?"] * 2,
+                              "rendering_html": [render(view, "html"), None]})
+    lookup = BenchmarkLookup(questions, pd.DataFrame({"table_id": ["t"], "html": [render(grid, "html")]}))
+    assert lookup.fields("q1", "t", ("table_html",)) == {"table_html": render(view, "html")}
+    assert lookup.question_table_html("q2", "t") == render(grid, "html")
+    from dataclasses import replace
+    reqs = [replace(r, question_id=q, table_id="t") for r, q in zip(make_requests(2, backend="header_match"),
+                                                                     ("q1", "q2"))]
+    got = {p.question_id: p.response for p in run(get_backend("header_match", {}, lookup), reqs)}
+    assert got == {"q1": "-7", "q2": "20"}

@@ -149,6 +149,20 @@ def test_a_partial_metric_has_rows_only_where_it_applies():
     ("12 || 3", {"kind": "max_words", "words": 2}, 1.0),
     ("The values are 12 and 3.", {"kind": "max_words", "words": 2}, 0.0),
     (None, {"kind": "max_words", "words": 2}, 0.0),
+    ("[158, 148]", {"kind": "json_array"}, 1.0),
+    ('```json\n["158", "148"]\n```', {"kind": "json_array"}, 1.0),  # a fenced array is still only the array
+    ("The values: [158, 148]", {"kind": "json_array"}, 0.0),
+    ("[]", {"kind": "json_array"}, 0.0),
+    ("[[158], 148]", {"kind": "json_array"}, 0.0),
+    ("158 casualties || 148 Casualties", {"kind": "with_unit", "unit": "casualties"}, 1.0),
+    ("158 casualties || 148", {"kind": "with_unit", "unit": "casualties"}, 0.0),
+    ("12.5 degrees Celsius", {"kind": "with_unit", "unit": "degrees Celsius"}, 1.0),
+    ("  Result: 158 || 148", {"kind": "prefix", "prefix": "Result:"}, 1.0),
+    ("result: 158 || 148", {"kind": "prefix", "prefix": "Result:"}, 0.0),
+    ("158 || 148. Result:", {"kind": "prefix", "prefix": "Result:"}, 0.0),
+    ("SEVILLE", {"kind": "upper_case"}, 1.0),
+    ("Seville", {"kind": "upper_case"}, 0.0),
+    ("2021", {"kind": "upper_case"}, 0.0),  # no letters to write in upper case
     ("anything", None, None),  # no instruction: the metric does not apply
 ])
 def test_output_instructions_are_checked_by_rule_apart_from_correctness(answer, instruction, expected):
@@ -163,5 +177,33 @@ def test_output_instructions_are_checked_by_rule_apart_from_correctness(answer, 
 def test_an_unknown_instruction_is_an_error_naming_it():
     from evaluation_py.scoring.instructions import followed
 
-    with pytest.raises(ValueError, match="kind must be one of descending, one_decimal, max_words"):
+    with pytest.raises(ValueError, match="kind must be one of descending, one_decimal, max_words, json_array, "
+                                         "with_unit, prefix, upper_case"):
         followed("1", {"kind": "json"})
+
+
+@pytest.mark.parametrize("instruction", [
+    {"kind": "descending"}, {"kind": "one_decimal"}, {"kind": "max_words", "words": 2}, {"kind": "json_array"},
+    {"kind": "with_unit", "unit": "tonnes"}, {"kind": "prefix", "prefix": "Result:"}, {"kind": "upper_case"}])
+def test_an_answer_written_as_instructed_follows_the_instruction_and_keeps_its_values(instruction):
+    from evaluation_py.scoring.instructions import followed, write
+    from evaluation_py.scoring.scores import score_lists
+
+    values = ["Oslo"] if instruction["kind"] == "upper_case" else (
+        ["158.0", "14.5"] if instruction["kind"] == "one_decimal" else ["158", "14.5"])
+    gt = " || ".join("{%s}" % v for v in values)
+    answer = write(values, instruction)
+    assert followed(answer, instruction) == 1.0
+    s = score_lists([answer], [gt], "strict", instructions=[instruction])
+    assert s["exact_match"] == [1.0] and s["instruction_followed"] == [1.0], answer
+    # the plain values follow the form-free instructions only
+    plain = " || ".join(values)
+    assert followed(plain, instruction) == (0.0 if instruction["kind"] in ("json_array", "with_unit", "prefix",
+                                                                           "upper_case") else 1.0)
+
+
+def test_strict_reading_takes_a_json_array_as_its_items():
+    from evaluation_py.scoring.strict_reading import read_gt, read_response, split_values, match
+    assert split_values('[12.5, 7, "Oslo"]') == ["12.5", "7", "Oslo"]
+    assert split_values("[12.5, 7") == ["[12.5, 7"] and split_values("[1, [2]]") == ["[1, [2]]"]
+    assert match(read_response("[12.50, 7]"), read_gt("{12.5} || {7}")) == (2, 2, 2, 2)

@@ -91,3 +91,20 @@ def test_the_report_has_a_section_with_a_figure_per_subtask_and_the_baselines_ap
                                        tmp_path / "b")
     assert "treb_skills" not in {s.key for s in none}
     assert any(u.title == "Which TReB skills and subtasks are hard?" for u in unanswered)
+
+
+def test_the_section_shows_the_consistency_across_perturbed_views_where_there_is_some(tmp_path):
+    q = _questions()
+    scores = _scores({"a": 1.0, "b": 0.0, "c": 1.0, "d": 0.5})
+    frame = scores_by_treb_skill(scores, q, seed=0, n_boot=50)
+    consistency = pd.DataFrame([("m", "direct", "html", "permute_rows", 0.75, 0.5, 1.0, 0.8, 0.7, 4, 4)],
+                               columns=["model_name", "inference_mode", "table_format", "view", "consistency",
+                                        "ci_low", "ci_high", "accuracy_original", "accuracy_view", "n_groups",
+                                        "n_tables"])
+    sections, _ = report_sections({"by_treb_skill": frame, "robustness_consistency": consistency}, scores, tmp_path)
+    tables = next(s for s in sections if s.key == "treb_skills").tables
+    shown = next(t for t in tables if "analysis_robustness_consistency" in t.sql)
+    assert shown.frame[["view", "consistency", "interval"]].values.tolist() == [["permute_rows", 0.75, "[0.500, 1.000]"]]
+    without, _ = report_sections({"by_treb_skill": frame}, scores, tmp_path / "b")
+    assert not any("analysis_robustness_consistency" in t.sql
+                   for t in next(s for s in without if s.key == "treb_skills").tables)

@@ -30,6 +30,22 @@ class ComputedFamily(QuestionFamily):
     kind = "computed"
     suite = "treb"
     answer_type = "values"
+    # its questions on one table are one question asked on several views of the table (rendering_change's
+    # grid_change): the later ones repeat the first one's text (generate._computed_questions)
+    repeats_question = False
+    # its questions on one table are the same question, with the same answer, on perturbed views of the table:
+    # a model's answers across them should agree (analysis_robustness_consistency, by `view_name`)
+    perturbed_views = False
+
+    def draw_next(self, m: TableModel, rng, variety: str, asked: list[dict]) -> Optional[tuple[dict, dict]]:
+        """A draw knowing the specs of the family's questions on this table so far (`asked`); by default an
+        independent `draw`. A family whose later questions follow its first (robustness) overrides it."""
+        return self.draw(m, rng, variety)
+
+    def view_name(self, spec: dict) -> str:
+        """Which view of its table a question of a `perturbed_views` family is asked on ("original" or the
+        perturbation's name)."""
+        return "original"
 
     def compute(self, spec: dict, m: TableModel, extra: dict) -> Optional[list[list[str]]]:
         """The exact answer rows (canonical text), or None when this draw cannot be asked."""
@@ -44,8 +60,9 @@ class ComputedFamily(QuestionFamily):
         return text
 
     def rendering_change(self, spec: dict, extra: dict) -> dict[str, Any]:
-        """What the question's table rendering hides: {"hides_caption": bool, "blank_cell": (row, col) | None}."""
-        return {"hides_caption": False, "blank_cell": None}
+        """How the question's view of its table differs from the table's own rendering: {"hides_caption": bool,
+        "blank_cell": (row, col) | None, "grid_change": a change of generator_py.render.grid_changes | None}."""
+        return {"hides_caption": False, "blank_cell": None, "grid_change": None}
 
     def metadata(self, spec, m):
         filters = [f for sel in selections(spec) for f in sel]

@@ -1,7 +1,9 @@
 """TReB's domain-specific operations on an HCT: formulas a question states, answered exactly from the
 relational table. `index_to_base` (a cell as an index of the same cell in a base year = 100), `cagr` (the
 compound annual growth rate between two years of one cell), `share_of_total` (one cell as a percentage of
-the sum of a selection holding it). The growth rate between two cells is `pct_change` (computation.py).
+the sum of a selection holding it), `weighted_average` (2-4 cells differing in one attribute, each weighted by
+a whole number from 1 to 5 the question states). The growth rate between two cells is `pct_change`
+(computation.py).
 
 Exactness as in computation.py: exact rationals, one final root for `cagr`, two decimals with near-tie
 draws redrawn. Each `cross_check` recomputes the answer in floats with numpy from the built relational rows.
@@ -10,11 +12,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+from sqlglot import exp
+
 from ...core.formatting import format_number
-from ..spec import filtered_rows
+from ..spec import column, filtered_rows
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, answer_text, facts_for, from_sql, value_sql, values_of, where_sql
-from .draws import adds_across_parts, sample as pick
+from .draws import adds_across_parts, sample as pick, sibling_cells
 from .unanswerable import year_attributes
 
 
@@ -153,4 +158,56 @@ class ShareOfTotal(ComputedFamily):
         return format_number(100.0 * t.single(spec["first"]) / float(t.values(spec["second"]).sum()))
 
 
-FAMILIES = (IndexToBaseYear(), CompoundAnnualGrowthRate(), ShareOfTotal())
+class WeightedAverage(ComputedFamily):
+    """sum(weight x value) / sum(weights) over 2-4 cells differing in one attribute, weights stated per label."""
+
+    family_id = "weighted_average"
+    treb_skill, treb_subtask = "TCO", "domain_specific_operations"
+    nl = NLRequirements(38)
+
+    def draw(self, m, rng, variety):
+        drawn = sibling_cells(m, rng)
+        if drawn is None:
+            return None
+        filters, attribute = drawn
+        labels = next(f["values"] for f in filters if f["attribute"] == attribute)
+        weights = [rng.randint(1, 5) for _ in labels]
+        if len(set(weights)) < 2:  # equal weights: a plain average
+            return None
+        return {"computation": "weighted_average", "filters": filters, "attribute": attribute,
+                "weights": [[label, w] for label, w in zip(labels, weights)]}, {}
+
+    def compute(self, spec, m, extra):
+        sel = filtered_rows(m.rows, spec)
+        i = m.rows.index[spec["attribute"]]
+        weight = dict((label, w) for label, w in spec["weights"])
+        if len(sel) != len(weight) or {r[i] for r in sel} != set(weight):
+            return None  # one cell per weighted label
+        xs = values_of(m.rows, sel)
+        total = sum((weight[r[i]] * x for r, x in zip(sel, xs)), Fraction(0))
+        return answer_text(total / sum(weight.values()))
+
+    def finish_question(self, text, spec):
+        parts = [f"{label} by {w}" for label, w in spec["weights"]]
+        return (f"{text} Weight {', '.join(parts[:-1])} and {parts[-1]}: the weighted average is the sum of "
+                f"weight × value divided by the sum of the weights.")
+
+    def metadata(self, spec, m):
+        return {**super().metadata(spec, m), "aggregations": ["avg"]}
+
+    def statement(self, spec, m):
+        a = column(spec["attribute"]).sql(dialect="duckdb")
+        case = "CASE " + " ".join(f"WHEN {a} = {exp.Literal.string(label).sql(dialect='duckdb')} THEN {w}"
+                                  for label, w in spec["weights"]) + " END"
+        sql = f"SELECT SUM({value_sql()} * {case}) / SUM({case}) FROM {from_sql()}{where_sql(spec['filters'])}"
+        return sql, facts_for(spec["filters"]), len(spec["weights"])
+
+    def cross_check(self, spec, table):
+        t = table.columns
+        mask = t.mask(spec["filters"])
+        weight = {label: w for label, w in spec["weights"]}
+        labels = t.attrs[spec["attribute"]][mask]
+        return format_number(float(np.average(t.value[mask], weights=[weight[x] for x in labels])))
+
+
+FAMILIES = (IndexToBaseYear(), CompoundAnnualGrowthRate(), ShareOfTotal(), WeightedAverage())

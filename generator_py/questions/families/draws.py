@@ -59,3 +59,30 @@ def adds_across_parts(spec: dict, sel: list[tuple], m: TableModel) -> bool:
         if len({r[i] for r in sel}) > 1:
             return True
     return False
+
+
+def sibling_cells(m: TableModel, rng: random.Random, lo: int = 2, hi: int = 4) -> Optional[tuple[list[dict], str]]:
+    """Cells that differ in one attribute only (`lo` to `hi` of them, in table order): a random cell's path and
+    those of its axis that differ from it at one position alone ("Oslo, Bergen or Tromso", every other
+    condition shared). Returns (their conditions, the attribute they differ in), or None when the drawn cell
+    has no such sibling."""
+    rp, cp = rng.choice(list(m.cells))
+    options = []
+    for axis, path, paths_ in (("row", rp, m.row_paths), ("col", cp, m.col_paths)):
+        for j, label in enumerate(path):
+            if label is None:
+                continue
+            same = [p for p in paths_ if p[j] is not None and all(p[k] == path[k] for k in range(len(path)) if k != j)]
+            if len(same) >= lo:
+                options.append((axis, j, same))
+    if not options:
+        return None
+    axis, j, same = rng.choice(options)
+    chosen = sample(rng, same, lo, hi)
+    attrs = m.row_attrs if axis == "row" else m.col_attrs
+    other = ("col", [cp]) if axis == "row" else ("row", [rp])
+    filters = m.filters_for(axis, chosen) + m.filters_for(*other)
+    varied = attrs[j]
+    if not any(f["attribute"] == varied and len(f["values"]) == len(chosen) for f in filters):
+        return None  # the paths differ below a level the conditions name: no one label per cell
+    return filters, varied

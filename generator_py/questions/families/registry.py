@@ -44,7 +44,8 @@ class QuestionFamily:
     Table III, "treb": TReB's skills, families/computed.py); `answer_type`: "values" (compared as values)
     or "text" (scored by text metrics) or "refusal" (the table cannot answer: families/unanswerable.py); `treb_skill` and `treb_subtask`: the TReB skill and subtask its
     questions measure (questions/treb_skills.py spells them; None for a family outside TReB's map), and
-    `treb_metric`: the registered metric that subtask is reported by (analysis_scores_by_treb_skill).
+    `treb_metric`: the registered metric that subtask is reported by (analysis_scores_by_treb_skill);
+    `single_answer`: a TReB family's answers are one value each (data test assert_treb_questions_consistent).
     """
 
     family_id: str = ""
@@ -59,6 +60,7 @@ class QuestionFamily:
     treb_skill: Optional[str] = None
     treb_subtask: Optional[str] = None
     treb_metric: str = "exact_match"  # values compared exactly (TReB's exact-match accuracy); text: rouge_l
+    single_answer: bool = True  # a TReB family's answer is one value (else a list, a header path, ...)
 
     @property
     def description(self) -> str:
