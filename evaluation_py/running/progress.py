@@ -20,6 +20,13 @@ def _fmt_duration(s: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
 
 
+def write_line(text: str, stream: Optional[TextIO] = None) -> None:
+    """One whole line, stamped like dbt's own (UTC `HH:MM:SS`), in one write."""
+    stream = stream if stream is not None else sys.stderr
+    stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {text}\n")
+    stream.flush()
+
+
 # Before this many results or seconds a rate (and the ETA from it) says nothing: they are left out.
 RATE_AFTER_N = 20
 RATE_AFTER_S = 10.0
@@ -72,11 +79,11 @@ class Progress:
             self._draw()
 
     def _draw(self, text: Optional[str] = None) -> None:
-        self.stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {text or self.line()}\n")
-        self.stream.flush()
+        write_line(text or self.line(), self.stream)
 
-    def close(self, final: Optional[str] = None) -> None:
-        if self.enabled and not self._closed:
+    def close(self, final: Optional[str] = None, draw: bool = True) -> None:
+        """The last line (`final`, or the bar); `draw=False`: none (the caller writes its own)."""
+        if self.enabled and draw and not self._closed:
             self._draw(final)
         self._closed = True
 
