@@ -146,7 +146,19 @@ def request_stop(exit_process: bool) -> None:
     sys.stdout.flush()
     sys.stderr.write(summary() + "\n")
     sys.stderr.flush()
+    _release_semaphores()
     os._exit(130)
+
+
+def _release_semaphores() -> None:
+    # os._exit skips the finalizers that unlink dbt's multiprocessing semaphores; multiprocessing's
+    # resource tracker would then print a warning about them after our one line
+    try:
+        import multiprocessing.util
+
+        multiprocessing.util._run_finalizers(0)
+    except Exception:  # noqa: BLE001 - best effort: the tracker unlinks them anyway
+        pass
 
 
 def _on_dbt_event(event) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Optional, TextIO
+from typing import Callable, Optional, TextIO
 
 
 def _fmt_duration(s: float) -> str:
@@ -40,7 +40,7 @@ class Progress:
     """
 
     def __init__(self, total: int, desc: str = "", enabled: bool = True, stream: Optional[TextIO] = None,
-                 log_interval_s: float = 10.0, width: int = 24):
+                 log_interval_s: float = 10.0, width: int = 24, clock: Callable[[], float] = time.monotonic):
         self.total = int(total)
         self.desc = desc
         self.stream = stream if stream is not None else sys.stderr
@@ -49,12 +49,13 @@ class Progress:
         self.done = 0
         self.failed = 0
         self._interval = log_interval_s
-        self._t0 = time.monotonic()
+        self._clock = clock
+        self._t0 = clock()
         self._last = float("-inf")
         self._closed = False
 
     def line(self) -> str:
-        elapsed = max(time.monotonic() - self._t0, 1e-9)
+        elapsed = max(self._clock() - self._t0, 1e-9)
         rate = self.done / elapsed
         left = self.total - self.done
         eta = left / rate if rate > 0 else float("inf")
@@ -73,7 +74,7 @@ class Progress:
         self.failed += failed
         if not self.enabled:
             return
-        now = time.monotonic()
+        now = self._clock()
         if now - self._last >= self._interval:
             self._last = now
             self._draw()

@@ -150,6 +150,7 @@ class _Stopped:
         lines = [line for line in self.out.splitlines() if "interrupted:" in line]
         assert len(lines) == 1 and lines[0].endswith("run the same build again to send only the missing ones"), \
             self.out[-3000:]
+        assert self.out.strip().splitlines()[-1] == lines[0], self.out[-3000:]  # the last word, no warning after it
         return lines[0]
 
 
@@ -188,10 +189,14 @@ def _last_request(srv) -> float:
 
 
 def _store(project: Path, sql: str) -> list[tuple]:
-    con = sqlite3.connect(f"file:{project / 'cache' / 'predictions.sqlite'}?mode=ro", uri=True, timeout=10)
+    """Rows of the build's prediction store (none before it is made)."""
+    path = project / "cache" / "predictions.sqlite"
+    if not path.exists():
+        return []
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
     try:
         return con.execute(sql).fetchall()
-    except sqlite3.OperationalError:  # not made yet
+    except sqlite3.OperationalError:  # its tables are not made yet
         return []
     finally:
         con.close()
