@@ -23,11 +23,20 @@ ACCUMULATE = {"eval_scope": "accumulate"}
 # The evaluation marts only (the analyses read them and are tested elsewhere); the small benchmark is
 # built without benchmark_relational_cells, which the fingerprint test reads.
 EVAL = ("--select", "models/evaluation", "--exclude", "assert_marts_share_one_build_fingerprint")
+# With the analyses selected: the light ones (the heavy parts are not in the small benchmark)
+LIGHT_ANALYSES = ("tag:choice", "tag:images", "tag:obfuscation", "tag:finetune")
 
 
 def _replay(path: Path, answers: dict[str, str]) -> str:
     path.write_text("".join(json.dumps({"id": q, "response": a}) + "\n" for q, a in sorted(answers.items())))
     return str(path)
+
+
+def _analysis_marts(project: Path) -> list[str]:
+    """The analysis marts with a model_name column and rows."""
+    marts = [t for (t,) in query(project, """select table_name from information_schema.columns where table_schema = 'main'
+                                             and table_name like 'analysis_%' and column_name = 'model_name'""")]
+    return [m for m in marts if query(project, f"select count(*) from {m}")[0][0]]
 
 
 def _models(project: Path, mart: str) -> set[str]:
@@ -108,12 +117,27 @@ def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
     assert cmp[("beta", "twin")][0] == pytest.approx(-diff)
     assert cmp[("alpha", "twin")][:3] == (0.0, 0.0, 0.0)
 
-    # 4. a changed entry replaces only its own model's rows; a removed model leaves the marts
+    # 4. a changed entry replaces only its own model's rows; a removed model leaves the marts. This build
+    # makes the analyses and the report too: beta, of the second build only, is in every one of them
     wrong = {"name": "alpha", "backend": "replay",
              "path": _replay(tmp_path / "alpha2.jsonl", {q: "no such value" for q in right})}
-    run_dbt(project, "build", *EVAL, "--vars", build_vars(eval_models=[wrong], eval_remove_models=["twin"],
-                                                           **ACCUMULATE))
-    assert _models(project, "eval_summary") == {"alpha", "beta", "oracle", "header_match"}
+    run_dbt(project, "build", *EVAL[:2], "models/analysis", *EVAL[2:], *LIGHT_ANALYSES, "--vars",
+            build_vars(eval_models=[wrong], eval_remove_models=["twin"], **ACCUMULATE))
+    now = {"alpha", "beta", "oracle", "header_match"}
+    assert _models(project, "eval_summary") == now
+    for mart in _analysis_marts(project):  # those with rows for the models in them (the pooled fit beside them)
+        assert _models(project, mart) - {"__pooled__"} <= now, mart
+    for mart in ("analysis_scores_by_template", "analysis_scores_by_table_format", "analysis_answer_verbosity"):
+        assert _models(project, mart) == now, mart
+    assert {m for (m,) in query(project, "select distinct model_name from analysis_property_regression")} == {
+        "alpha", "beta", "header_match", "__pooled__"}  # every model but the oracle, and their pooled fit
+    report = (project / "reports" / "index.html").read_text(encoding="utf-8")
+    listed = report[report.index("<h3>Models evaluated</h3>"):report.index("<nav>")]
+    lead = report[report.index("<section id='leaderboard'>"):]
+    lead = lead[:lead.index("</section>")]
+    for model in now:
+        assert f"<td class='txt'>{model}</td>" in listed and f"<td class='txt'>{model}</td>" in lead, model
+    assert "<td class='txt'>twin</td>" not in report
     assert _leaderboard(project, "alpha")[0] == 0.0
     assert query(project, "select count(*) from eval_predictions where model_name = 'alpha'")[0][0] == len(questions)
     assert query(project, "select count(*) from eval_predictions where model_name = 'beta'")[0][0] == len(questions)
