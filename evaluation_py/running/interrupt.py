@@ -123,10 +123,6 @@ def remove_stop_hook(hook: Callable[[], None]) -> None:
 def request_stop(exit_process: bool) -> None:
     """Set STOP and run the stop hooks; with `exit_process`, wait for running evaluation steps, print the
     line and exit 130."""
-    if exit_process and threading.current_thread() is threading.main_thread():
-        # a second Ctrl-C or SIGTERM must not break the wait below with a traceback
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, signal.SIG_IGN)
     STOP.set()
     with _lock:
         hooks = list(_stop_hooks)
@@ -137,10 +133,15 @@ def request_stop(exit_process: bool) -> None:
             pass
     if not exit_process:
         return
-    deadline = time.monotonic() + DRAIN_S
     with _lock:
         if _active == 0:
             return  # nothing of ours is running: dbt's own stop is fine
+    if threading.current_thread() is threading.main_thread():
+        # a second Ctrl-C or SIGTERM must not break the wait below with a traceback
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+    deadline = time.monotonic() + DRAIN_S
+    with _lock:
         while _active > 0 and time.monotonic() < deadline:
             _idle.wait(timeout=max(0.0, deadline - time.monotonic()))
     sys.stdout.flush()
