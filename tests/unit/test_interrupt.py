@@ -64,6 +64,10 @@ def test_a_stop_sends_nothing_more_keeps_what_came_back_and_the_rerun_sends_the_
         assert str(info.value).startswith(f"interrupted: {len(stored)} request(s) answered and stored, "
                                           f"{30 - len(stored)} left; run the same build again")
 
+        # the stopped run's backend thread ends once its requests in flight are back (in dbt the process ends)
+        deadline = time.monotonic() + 30
+        while any(t.name == "prediction-backend" for t in threading.enumerate()) and time.monotonic() < deadline:
+            time.sleep(0.05)
         interrupt.reset()
         srv.reset_counters()
         backend = get_backend("openai", {"base_url": srv.base_url, "model": "fake-model", "concurrency": 2})
