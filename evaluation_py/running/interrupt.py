@@ -6,12 +6,12 @@ there (run results written, connections cancelled) before waiting for its worker
 sending every remaining request); a callback on dbt's events that sees that KeyboardInterrupt calls
 `request_stop`. SIGTERM takes the same path: the project's dbt-duckdb plugin
 (`evaluation_py.dbt_glue.stop_plugin`, named in profiles.yml) runs on dbt's main thread when dbt opens
-its first connection there, before any model, and makes SIGTERM raise KeyboardInterrupt as SIGINT does.
+a connection there, before any model, and makes SIGTERM raise KeyboardInterrupt as SIGINT does.
 
 `request_stop` sets `STOP` (the runner, the backends and the code runs check it before each request
-or program), stops running sandboxes at once (`on_stop` hooks), waits (at most `DRAIN_S`) until every
+or program), stops running sandboxes at once (`add_stop_hook`), waits (at most `DRAIN_S`) until every
 running evaluation step has stored what it received and closed its backend and sandboxes, prints one
-line (answered, not sent, how to resume) and ends the process with status 130: dbt's own unwinding
+line (answered, left, programs run and left, how to resume) and ends the process with status 130: dbt's own unwinding
 would print a KeyboardInterrupt traceback. Outside dbt (the library called from a script) Ctrl-C
 raises KeyboardInterrupt in the caller's thread, where the runner stores what came back as it unwinds.
 """
