@@ -167,11 +167,14 @@ def _eval(args) -> int:
 
 
 def _run_forwarding_signals(argv: list[str], cwd: Path) -> int:
-    """Run dbt; SIGTERM reaches it as SIGINT, which dbt and the evaluation stop on (answers kept)."""
-    proc = subprocess.Popen(argv, cwd=cwd)
+    """Run dbt; SIGINT and SIGTERM reach it once each, forwarded, and it stops on either (answers kept).
+
+    dbt runs in a process group of its own: a terminal's Ctrl-C, sent to the foreground group, would
+    otherwise reach it twice (from the terminal and forwarded)."""
+    proc = subprocess.Popen(argv, cwd=cwd, process_group=0)
 
     def forward(signum, frame):
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:

@@ -224,13 +224,14 @@ def build_requests_with_results(this_build: pd.DataFrame, eval_models_raw, scope
     var eval_remove_models are taken out."""
     from ..running.predictions import answered_request_keys
     from ..running.results import ResultsIndex
-    from ..running.runs import current_run_id, entries_json, git_commit, package_versions, redacted_entry
+    from ..configuration.redaction import redact_entry
+    from ..running.runs import current_run_id, entries_json, git_commit, package_versions
 
     scope = scope_var(scope_raw)
     remove = remove_var(remove_raw)
     raw = parse_config(eval_models_raw)
     specs = parse_eval_models(raw)
-    entries = {e["name"]: redacted_entry(e) for e in (raw or DEFAULT_EVAL_MODELS)}
+    entries = {e["name"]: redact_entry(e) for e in (raw or DEFAULT_EVAL_MODELS)}
     run_id = current_run_id()
     with ResultsIndex(store_file) as index:
         if remove:

@@ -7,7 +7,9 @@ own). So a rebuild, or a resumed icot episode, reads the result instead of runni
 and a run repeated from scratch gives the same result (the sandbox fixes PYTHONHASHSEED; only a
 program at the edge of a limit could come out differently, which the cache then settles).
 
-`CodeRunner` keeps one warm sandbox pool per sandbox it was asked for, started on first use.
+`CodeRunner` keeps one warm sandbox pool per sandbox it was asked for, started on first use. A stop
+(SIGINT / SIGTERM, running.interrupt) kills its pools at once: a program running ends with its sandbox,
+and no other starts.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..running import interrupt
-from ..sandbox import Limits, SandboxPool
+from ..sandbox import Limits, SandboxError, SandboxPool
 from ..sandbox.bubblewrap import find_bwrap
 from ..sandbox.program import TEXT_INPUTS
 from ..sandbox.result import SANDBOX_NAMES
@@ -113,6 +115,7 @@ class CodeRunner:
         self.pool_size = pool_size
         self._pools: dict[str, SandboxPool] = {}
         self.runs = 0  # blocks actually run (not read from the cache), for tests and logs
+        interrupt.add_stop_hook(self.abort)
 
     def run(self, sandbox: str, table_id: str, blocks: list[str], session: bool = False) -> list[dict]:
         """The results of `blocks`: one program (pot), or blocks run in order in one fresh session (icot)."""
@@ -121,24 +124,37 @@ class CodeRunner:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        with interrupt.active():  # a stop waits for this program, then nothing more runs
+        with interrupt.active():  # a stop kills the sandbox running this program, then nothing more runs
             interrupt.check()
-            pool = self._pool(sandbox)
-            if not session:
-                results = [result_row(pool.run(code, table, MODE_LIMITS)) for code in blocks]
-            else:
-                with pool.session(table, MODE_LIMITS) as live:
-                    results = [result_row(live.run(code)) for code in blocks]
+            try:
+                pool = self._pool(sandbox)
+                if not session:
+                    results = [result_row(pool.run(code, table, MODE_LIMITS)) for code in blocks]
+                else:
+                    with pool.session(table, MODE_LIMITS) as live:
+                        results = [result_row(live.run(code)) for code in blocks]
+            except SandboxError:
+                interrupt.check()  # killed by the stop: not a result, nothing is cached
+                raise
         self.runs += len(blocks)
         self.cache.put(key, sandbox, results)
+        interrupt.count(programs_run=1)
         return results
 
     def _pool(self, sandbox: str) -> SandboxPool:
         if sandbox not in self._pools:
             self._pools[sandbox] = SandboxPool(self.pool_size, MODE_LIMITS, sandbox=sandbox)
+            if interrupt.stopping():  # stopped while it started
+                self.abort()
         return self._pools[sandbox]
 
+    def abort(self) -> None:
+        """Kill every sandbox now (from any thread): the programs running end, none is started again."""
+        for pool in list(self._pools.values()):
+            pool.abort()
+
     def close(self) -> None:
+        interrupt.remove_stop_hook(self.abort)
         for pool in self._pools.values():
             pool.close()
         self._pools = {}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -30,6 +31,8 @@ import pandas as pd
 
 from ..scoring.final_answer import before_final_answer
 from .inference_mode import get_mode
+from ..running import interrupt
+from ..running.progress import Progress
 from ..running.store import PredictionStore
 from .code_blocks import code_blocks, program_of
 from .execution import MODE_LIMITS, TABLE_INPUTS, CodeRunner, ExecutionCache, execution_key, require_sandbox
@@ -48,6 +51,7 @@ def reasoning_of(response: Optional[str]) -> Optional[str]:
     return before_final_answer(response) if response else None
 
 
+@interrupt.stoppable
 def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
              load_tables: Callable[[], pd.DataFrame], sandbox_of: dict) -> dict[str, tuple[str, list[tuple[int, dict]]]]:
     """cache_key -> (sandbox, [(turn of the reply, block result), ...]) for the pot / icot predictions."""
@@ -91,12 +95,24 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
             tables = load_tables()
             texts = {t: {c: tables_row[c] for c in TABLE_INPUTS if c in tables.columns}
                      for t, tables_row in zip(tables["table_id"], tables.to_dict("records"))}
+            desc = f"code runs ({', '.join(sorted({m[1] for m in missing}))})"
+            bar = Progress(len(missing), desc=desc)
+            t0, done = time.monotonic(), 0
             with CodeRunner(store_path, texts.__getitem__) as runner:
-                for key, sandbox, table_id, blocks, turns, session, link_key in missing:
-                    results = runner.run(sandbox, table_id, blocks, session=session)
-                    table = {k: v for k, v in texts[table_id].items() if k in TABLE_INPUTS}
-                    cache.link(link_key, execution_key(sandbox, table, blocks, session))
-                    out[key] = (sandbox, list(zip(turns, results)))
+                try:
+                    for key, sandbox, table_id, blocks, turns, session, link_key in missing:
+                        results = runner.run(sandbox, table_id, blocks, session=session)
+                        table = {k: v for k, v in texts[table_id].items() if k in TABLE_INPUTS}
+                        cache.link(link_key, execution_key(sandbox, table, blocks, session))
+                        out[key] = (sandbox, list(zip(turns, results)))
+                        done += 1
+                        bar.update()
+                except interrupt.EvaluationInterrupted:
+                    interrupt.count(programs_left=len(missing) - done)
+                    raise
+                finally:  # the programs of this build: run now, or read from the store
+                    bar.close(final=f"{desc}: run {done}, cached {len(todo) - len(missing)}, "
+                                    f"elapsed {time.monotonic() - t0:.1f} s")
     finally:
         cache.close()
     return out

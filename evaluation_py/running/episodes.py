@@ -18,7 +18,9 @@ from typing import Any, Iterable, Optional
 from ..backends.base import Backend, PredictionRequest
 from ..modes.inference_mode import get_mode
 from .requests import next_turn, turn_limit
-from .runner import run_predictions
+from .interrupt import EvaluationInterrupted
+from .progress import write_line
+from .runner import describe, run_predictions, summary_line
 from .store import PredictionStore
 
 _COUNTS = ("requested", "unique", "cached", "sent", "answered", "errors")
@@ -26,24 +28,41 @@ _COUNTS = ("requested", "unique", "cached", "sent", "answered", "errors")
 
 def run_episodes(requests: Iterable[PredictionRequest], backend: Backend, store: PredictionStore,
                  progress: bool = True, specs: Optional[dict] = None, code_runner: Any = None,
-                 **runner_options: Any) -> dict[str, Any]:
+                 finished: int = 0, **runner_options: Any) -> dict[str, Any]:
     """Answer the episodes that start with `requests` (first turns); returns counts summed over turns,
-    plus `turns` (rounds sent) and `episodes_finished` (multi-turn episodes recorded this run)."""
+    plus `turns` (rounds sent) and `episodes_finished` (multi-turn episodes recorded this run).
+    `finished`: episodes of the same model the caller found in the store already (counted as cached)."""
     frontier = list(requests)
     episode_of = {r.cache_key: r for r in frontier}  # a turn's key -> its episode's first turn
     keys_of: dict[str, list[str]] = {r.cache_key: [r.cache_key] for r in frontier}
     totals: dict[str, Any] = {k: 0 for k in _COUNTS}
+    totals["cached"] = finished
     totals.update(errors_by_kind={}, elapsed_s=0.0, turns=0, episodes_finished=0)
-    while frontier:
-        stats = run_predictions(frontier, backend, store, progress=progress, **runner_options)
-        totals["turns"] += 1
+    desc = describe(frontier, backend.name)
+
+    def add(stats: dict[str, Any]) -> None:
         for k in _COUNTS:
             totals[k] += stats[k]
         totals["elapsed_s"] += stats["elapsed_s"]
         for kind, n in stats["errors_by_kind"].items():
             totals["errors_by_kind"][kind] = totals["errors_by_kind"].get(kind, 0) + n
-        frontier = _next_turns([r for r in frontier if get_mode(r.inference_mode).multi_turn], store,
-                               episode_of, keys_of, totals, specs or {}, code_runner)
+
+    try:
+        while frontier:
+            try:
+                stats = run_predictions(frontier, backend, store, progress=progress, end_line=False,
+                                        **runner_options)
+            except EvaluationInterrupted as stop:
+                if stop.stats is not None:
+                    add(stop.stats)
+                raise
+            totals["turns"] += 1
+            add(stats)
+            frontier = _next_turns([r for r in frontier if get_mode(r.inference_mode).multi_turn], store,
+                                   episode_of, keys_of, totals, specs or {}, code_runner)
+    finally:
+        if progress and episode_of:  # one line per model and kind, whatever the turns
+            write_line(summary_line(desc, totals))
     return totals
 
 

@@ -3,33 +3,47 @@
 Inside `dbt build` the evaluation runs in a worker thread of dbt, where no signal handler can be
 set. dbt turns Ctrl-C into KeyboardInterrupt in its main thread and, while handling it, fires events
 there (run results written, connections cancelled) before waiting for its workers (which would keep
-sending every remaining request); a callback on dbt's events that sees that KeyboardInterrupt sets `STOP`, which the runner, the backends and the code runs check before each request.
-The callback waits (at most `DRAIN_S`) until every running evaluation has stored what it received
-and closed its backend and sandboxes, prints one line (answered, missing, how to resume) and ends
-the process with status 130: dbt's own unwinding would print a KeyboardInterrupt traceback. Outside
-dbt (`hctqa eval` runs dbt as a child and turns SIGTERM into SIGINT), `install_signal_handlers`
-sets the same flag from the main thread.
+sending every remaining request); a callback on dbt's events that sees that KeyboardInterrupt calls
+`request_stop`. SIGTERM takes the same path: the project's dbt-duckdb plugin
+(`evaluation_py.dbt_glue.stop_plugin`, named in profiles.yml) runs on dbt's main thread when dbt opens
+a connection there, before any model, and makes SIGTERM raise KeyboardInterrupt as SIGINT does.
+
+`request_stop` sets `STOP` (the runner, the backends and the code runs check it before each request
+or program), stops running sandboxes at once (`add_stop_hook`), waits (at most `DRAIN_S`) until every
+running evaluation step has stored what it received and closed its backend and sandboxes, prints one
+line (answered, left, programs run and left, how to resume) and ends the process with status 130: dbt's own unwinding
+would print a KeyboardInterrupt traceback. Outside dbt (the library called from a script) Ctrl-C
+raises KeyboardInterrupt in the caller's thread, where the runner stores what came back as it unwinds.
 """
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
 import threading
 import time
 from contextlib import contextmanager
+from typing import Callable
 
 STOP = threading.Event()
-DRAIN_S = 1.5
+# Long enough for a backend to close and a sandbox to be killed and removed; requests stop at once.
+DRAIN_S = 5.0
 
 _lock = threading.Lock()
 _active = 0
 _idle = threading.Condition(_lock)
-_counts = {"answered": 0, "missing": 0}
+_counts = {"answered": 0, "missing": 0, "programs_run": 0, "programs_left": 0}
+_stop_hooks: list[Callable[[], None]] = []
 
 
 class EvaluationInterrupted(Exception):
-    """The run stopped on a signal; what came back is stored, the next build sends the rest."""
+    """The run stopped on a signal; what came back is stored, the next build sends the rest.
+    `stats`: the interrupted run's counts so far (runner.run_predictions), when it had begun."""
+
+    def __init__(self, message: str, stats: dict | None = None):
+        super().__init__(message)
+        self.stats = stats
 
 
 def stopping() -> bool:
@@ -43,20 +57,33 @@ def check() -> None:
 
 def summary() -> str:
     with _lock:
-        answered, missing = _counts["answered"], _counts["missing"]
-    return (f"interrupted: {answered} request(s) answered and stored, {missing} not sent; run the same "
-            f"build again to send only the missing ones")
+        c = dict(_counts)
+    programs = (f"; {c['programs_run']} program(s) run and stored, {c['programs_left']} not run"
+                if c["programs_run"] or c["programs_left"] else "")
+    return (f"interrupted: {c['answered']} request(s) answered and stored, {c['missing']} left{programs}; "
+            f"run the same build again to send only the missing ones")
 
 
-def count(answered: int = 0, missing: int = 0) -> None:
+def reset() -> None:
+    """Clear the stop and the counts (for a process that runs more than one evaluation: a test session)."""
+    STOP.clear()
+    with _lock:
+        for k in _counts:
+            _counts[k] = 0
+
+
+def count(answered: int = 0, missing: int = 0, programs_run: int = 0, programs_left: int = 0) -> None:
+    """Add to this process's counts: answers stored, requests left unsent, programs run and left."""
     with _lock:
         _counts["answered"] += answered
         _counts["missing"] += missing
+        _counts["programs_run"] += programs_run
+        _counts["programs_left"] += programs_left
 
 
 @contextmanager
 def active():
-    """Marks an evaluation step running (the stop waits for it to store what it has and unwind)."""
+    """Marks an evaluation step running (a stop waits for it to store what it has and unwind)."""
     global _active
     watch_dbt()
     with _lock:
@@ -69,21 +96,70 @@ def active():
             _idle.notify_all()
 
 
+def stoppable(fn):
+    """`fn` runs as an evaluation step (`active`): a stop during it waits for it, then ends the process."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with active():
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+def add_stop_hook(hook: Callable[[], None]) -> None:
+    """`hook` is called (from the thread that handles the signal) when a stop is requested, until it is
+    removed: for what cannot check `STOP` itself, such as a sandboxed program running."""
+    with _lock:
+        _stop_hooks.append(hook)
+    if STOP.is_set():
+        hook()
+
+
+def remove_stop_hook(hook: Callable[[], None]) -> None:
+    with _lock:
+        if hook in _stop_hooks:
+            _stop_hooks.remove(hook)
+
+
 def request_stop(exit_process: bool) -> None:
-    """Set STOP; with `exit_process`, wait for running evaluations, print the line and exit 130."""
+    """Set STOP and run the stop hooks; with `exit_process`, wait for running evaluation steps, print the
+    line and exit 130."""
     STOP.set()
+    with _lock:
+        hooks = list(_stop_hooks)
+    for hook in hooks:
+        try:
+            hook()
+        except Exception:  # noqa: BLE001 - a hook that fails must not keep the others from running
+            pass
     if not exit_process:
         return
-    deadline = time.monotonic() + DRAIN_S
     with _lock:
         if _active == 0:
             return  # nothing of ours is running: dbt's own stop is fine
+    if threading.current_thread() is threading.main_thread():
+        # a second Ctrl-C or SIGTERM must not break the wait below with a traceback
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+    deadline = time.monotonic() + DRAIN_S
+    with _lock:
         while _active > 0 and time.monotonic() < deadline:
             _idle.wait(timeout=max(0.0, deadline - time.monotonic()))
     sys.stdout.flush()
     sys.stderr.write(summary() + "\n")
     sys.stderr.flush()
+    _release_semaphores()
     os._exit(130)
+
+
+def _release_semaphores() -> None:
+    # os._exit skips the finalizers that unlink dbt's multiprocessing semaphores; multiprocessing's
+    # resource tracker would then print a warning about them after our one line
+    try:
+        import multiprocessing.util
+
+        multiprocessing.util._run_finalizers(0)
+    except Exception:  # noqa: BLE001 - best effort: the tracker unlinks them anyway
+        pass
 
 
 def _on_dbt_event(event) -> None:
@@ -108,9 +184,20 @@ def watch_dbt() -> None:
             manager.add_callback(_on_dbt_event)
 
 
-def install_signal_handlers() -> None:
-    """For a process of our own (main thread): SIGINT and SIGTERM set STOP (the run then stops cleanly)."""
-    def handler(signum, frame):
-        STOP.set()
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, handler)
+def _sigterm_as_ctrl_c(signum, frame):
+    raise KeyboardInterrupt
+
+
+def route_sigterm_to_ctrl_c() -> bool:
+    """On the main thread of a dbt process: SIGTERM raises KeyboardInterrupt there, so dbt and the
+    evaluation stop as on Ctrl-C. Left alone where SIGTERM already has a handler of someone else's
+    (a program running dbt in-process). True when SIGTERM is routed."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    current = signal.getsignal(signal.SIGTERM)
+    if current is _sigterm_as_ctrl_c:
+        return True
+    if current not in (signal.SIG_DFL, None):
+        return False
+    signal.signal(signal.SIGTERM, _sigterm_as_ctrl_c)
+    return True

@@ -12,7 +12,10 @@ import pandas as pd
 from ..backends import base
 from ..backends.base import PredictionRequest
 from ..backends.benchmark import BenchmarkLookup
+from . import interrupt
 from .episodes import run_episodes
+from .progress import write_line
+from .runner import describe
 from ..prompting.image_prompts import IMAGE_FORMAT
 from ..modes.inference_mode import get_mode
 from ..configuration.model_specs import ModelSpec
@@ -105,12 +108,15 @@ def answered_request_keys(requests: pd.DataFrame, store_path: str | Path) -> set
         return (store.answered_keys(single) if single else set()) | (set(store.episodes(multi)) if multi else set())
 
 
+@interrupt.stoppable
 def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys: set[str], store_path: str | Path,
             progress: bool = True, benchmark: Optional[BenchmarkLookup] = None) -> pd.DataFrame:
     """Answer every episode whose first turn's key is not in `skip_keys`; the store makes reruns and
     resumes free. `benchmark` is what backends reading the benchmark (oracle, header_match) answer from.
 
     A request needing a capability its backend lacks fails here, before any backend is started.
+    With `progress`, each model and kind ends with one line (sent, cached, failed), a model whose
+    answers are all in the store too.
     """
     todo = [r for r in requests if r.cache_key not in skip_keys]
     check_capabilities(todo)
@@ -120,20 +126,29 @@ def predict(specs: list[ModelSpec], requests: list[PredictionRequest], skip_keys
     with PredictionStore(store_path) as store:
         try:
             for spec in specs:
-                mine = open_requests(store, [r for r in todo if r.model_name == spec.name])
-                if not mine:
-                    continue  # everything cached: the backend (a server, a GPU engine) is never started
+                asked = [r for r in todo if r.model_name == spec.name]
+                mine = open_requests(store, asked)
+                if not mine:  # everything cached: the backend (a server, a GPU engine) is never started
+                    if progress and asked:
+                        _cached_line(describe(asked, spec.backend), len({r.cache_key for r in asked}))
+                    continue
                 if runner is None and any(get_mode(r.inference_mode).runs_code for r in mine):
                     runner = _code_runner(store_path, benchmark)
                 backend = base.get_backend(spec.backend, spec.backend_config, benchmark)
                 try:
-                    run_episodes(mine, backend, store, progress=progress, specs=spec_of, code_runner=runner)
+                    finished = len({r.cache_key for r in asked}) - len({r.cache_key for r in mine})
+                    run_episodes(mine, backend, store, progress=progress, specs=spec_of, code_runner=runner,
+                                 finished=finished)
                 finally:
                     backend.close()
         finally:
             if runner is not None:
                 runner.close()
         return final_answers(store, requests_table(todo)) if todo else _prediction_frame(None)
+
+
+def _cached_line(desc: str, n: int) -> None:
+    write_line(f"{desc}: sent 0, cached {n}, failed 0")
 
 
 def check_sandboxes(specs: list[ModelSpec], requests: Iterable[PredictionRequest]) -> None:
@@ -156,11 +171,13 @@ def _code_runner(store_path, benchmark: Optional[BenchmarkLookup]):
     return CodeRunner(store_path, benchmark.table_texts)
 
 
+@interrupt.stoppable
 def predict_pending(requests: pd.DataFrame, skip_keys: set[str], store_path: str | Path,
                     make_inputs: Callable[[], tuple[list[ModelSpec], list[PredictionRequest], BenchmarkLookup]],
                     progress: bool = True) -> pd.DataFrame:
     """`predict` for a build whose requests are known as rows of eval_requests (`cache_key` and
-    `REQUEST_MODE_COLUMNS`).
+    `REQUEST_MODE_COLUMNS`; with `model_name`, `backend` and `this_build`, the end lines of a build
+    that sends nothing name this build's models).
 
     The full requests (`make_inputs()`: specs, requests with prompts rendered, benchmark lookup) are
     built only when the store lacks a finished episode for some key not in `skip_keys`; otherwise the
@@ -174,6 +191,10 @@ def predict_pending(requests: pd.DataFrame, skip_keys: set[str], store_path: str
         single, multi = todo.loc[~episode, "cache_key"].tolist(), todo.loc[episode, "cache_key"].tolist()
         finished = (len(store.answered_keys(single)) if single else 0) + (len(store.episodes(multi)) if multi else 0)
         if finished == len(todo):
+            if progress and {"model_name", "backend", "this_build"} <= set(todo.columns):
+                mine = todo[todo["this_build"].astype(bool)]
+                for (name, backend, kind), group in mine.groupby(["model_name", "backend", "kind"], sort=True):
+                    _cached_line(f"{name} ({kind}, {backend})", len(group))
             return final_answers(store, todo)
     specs, built, benchmark = make_inputs()
     predict(specs, built, skip_keys, store_path, progress=progress, benchmark=benchmark)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Optional, TextIO
+from typing import Callable, Optional, TextIO
 
 
 def _fmt_duration(s: float) -> str:
@@ -18,6 +18,13 @@ def _fmt_duration(s: float) -> str:
     h, rem = divmod(s, 3600)
     m, sec = divmod(rem, 60)
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
+def write_line(text: str, stream: Optional[TextIO] = None) -> None:
+    """One whole line, stamped like dbt's own (UTC `HH:MM:SS`), in one write."""
+    stream = stream if stream is not None else sys.stderr
+    stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {text}\n")
+    stream.flush()
 
 
 # Before this many results or seconds a rate (and the ETA from it) says nothing: they are left out.
@@ -33,7 +40,7 @@ class Progress:
     """
 
     def __init__(self, total: int, desc: str = "", enabled: bool = True, stream: Optional[TextIO] = None,
-                 log_interval_s: float = 10.0, width: int = 24):
+                 log_interval_s: float = 10.0, width: int = 24, clock: Callable[[], float] = time.monotonic):
         self.total = int(total)
         self.desc = desc
         self.stream = stream if stream is not None else sys.stderr
@@ -42,12 +49,13 @@ class Progress:
         self.done = 0
         self.failed = 0
         self._interval = log_interval_s
-        self._t0 = time.monotonic()
+        self._clock = clock
+        self._t0 = clock()
         self._last = float("-inf")
         self._closed = False
 
     def line(self) -> str:
-        elapsed = max(time.monotonic() - self._t0, 1e-9)
+        elapsed = max(self._clock() - self._t0, 1e-9)
         rate = self.done / elapsed
         left = self.total - self.done
         eta = left / rate if rate > 0 else float("inf")
@@ -66,17 +74,17 @@ class Progress:
         self.failed += failed
         if not self.enabled:
             return
-        now = time.monotonic()
+        now = self._clock()
         if now - self._last >= self._interval:
             self._last = now
             self._draw()
 
     def _draw(self, text: Optional[str] = None) -> None:
-        self.stream.write(f"{time.strftime('%H:%M:%S', time.gmtime())}  {text or self.line()}\n")
-        self.stream.flush()
+        write_line(text or self.line(), self.stream)
 
-    def close(self, final: Optional[str] = None) -> None:
-        if self.enabled and not self._closed:
+    def close(self, final: Optional[str] = None, draw: bool = True) -> None:
+        """The last line (`final`, or the bar); `draw=False`: none (the caller writes its own)."""
+        if self.enabled and draw and not self._closed:
             self._draw(final)
         self._closed = True
 

@@ -12,7 +12,9 @@ import subprocess
 import uuid
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
+
+from ..configuration.redaction import redact_entry
 
 _PROCESS_RUN_ID = uuid.uuid4().hex
 # The packages whose versions shape answers or scores (those installed are recorded).
@@ -51,25 +53,7 @@ def git_commit(folder: Path) -> Optional[str]:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
-# Entry keys whose values may be secrets: only the name of the environment variable is ever recorded.
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
-
-
-def redacted_entry(entry: Any) -> Any:
-    """An eval_models entry with every secret-like value replaced (`api_key_env` names stay: they are names)."""
-    if isinstance(entry, dict):
-        out = {}
-        for k, v in entry.items():
-            name = str(k).lower()
-            if any(w in name for w in _SECRET_WORDS) and not name.endswith("_env") and v is not None:
-                out[k] = "<redacted>"
-            else:
-                out[k] = redacted_entry(v)
-        return out
-    if isinstance(entry, list):
-        return [redacted_entry(v) for v in entry]
-    return entry
-
-
 def entries_json(entries: list[dict]) -> str:
-    return json.dumps(redacted_entry(entries), sort_keys=True, ensure_ascii=False, default=str)
+    """The entries as recorded (eval_runs, the results file): secrets masked as in every message
+    (configuration.redaction: secret-named keys, token-like text, credentials in a URL)."""
+    return json.dumps(redact_entry(entries), sort_keys=True, ensure_ascii=False, default=str)

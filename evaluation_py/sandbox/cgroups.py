@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import os
 import shlex
+import signal
 import time
 from pathlib import Path
 from typing import Optional
@@ -68,6 +69,20 @@ class WorkerCgroups:
         crash the child (another thread may hold a lock the child then needs)."""
         moves = " && ".join(f"echo $$ > {shlex.quote(str(path / 'cgroup.procs'))}" for path in self.dirs.values())
         return ["/bin/sh", "-c", f'{moves} && exec "$@"', "sh", *argv]
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the worker's folders: the worker, its sandbox and its program's."""
+        for path in self.dirs.values():
+            for folder in (path, path / PROGRAM):
+                try:
+                    pids = (folder / "cgroup.procs").read_text().split()
+                except OSError:
+                    continue
+                for pid in pids:
+                    try:
+                        os.kill(int(pid), signal.SIGKILL)
+                    except (ProcessLookupError, ValueError):
+                        pass
 
     def remove(self) -> None:
         for path in self.dirs.values():

@@ -92,6 +92,14 @@ class _WorkerProcess:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def terminate(self) -> None:
+        """SIGKILL the worker and, where it has cgroups, every process in them (its program's too), from
+        any thread; the thread talking to it then sees it gone, reaps it and removes its cgroups."""
+        if self.cgroups is not None:
+            self.cgroups.kill_all()
+        if self.proc.poll() is None:
+            self.proc.kill()
+
     def kill(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
@@ -140,6 +148,7 @@ class SandboxPool:
         if sandbox == "bubblewrap":
             bubblewrap.find_bwrap()  # refuses with the install hint before anything starts
         self.sandbox, self.limits = sandbox, limits or Limits()
+        self._aborted = False
         self._free: "queue.Queue[_WorkerProcess]" = queue.Queue()
         self._workers: list[_WorkerProcess] = []
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="sandbox-spawner")
@@ -168,8 +177,15 @@ class SandboxPool:
         self._workers = []
         self._spawner.shutdown(wait=False)
 
+    def abort(self) -> None:
+        """Kill every worker now, from any thread: a program running ends with its worker (its caller
+        gets a SandboxError) and none is started again; close() still reaps and cleans up."""
+        self._aborted = True
+        for worker in list(self._workers):
+            worker.terminate()
+
     def _checkout(self) -> _WorkerProcess:
-        if not self._workers:
+        if not self._workers or self._aborted:
             raise SandboxError("the sandbox pool is closed")
         return self._free.get()
 
@@ -177,6 +193,8 @@ class SandboxPool:
         """Back to the free workers; a worker that died is replaced by a fresh one first."""
         if not worker.alive() and worker in self._workers:
             worker.kill()  # reaps it and removes its cgroups
+            if self._aborted:
+                return
             uid = self._uids.pop(id(worker))
             fresh = _WorkerProcess(self.sandbox, uid, self._spawner)
             fresh.wait_ready()

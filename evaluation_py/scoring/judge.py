@@ -29,6 +29,7 @@ import pandas as pd
 from ..backends import base
 from ..backends.base import PredictionRequest, make_cache_key
 from ..backends.params import resolve_params
+from ..running import interrupt
 from ..running.episodes import run_episodes
 from ..prompting.judge_prompt import JUDGE_PROMPT_VERSION, VerdictError, build_messages, parse_verdict
 from ..configuration.model_specs import ModelSpec, parse_eval_models
@@ -111,6 +112,7 @@ def judge_request(spec: ModelSpec, params: dict, row: dict) -> PredictionRequest
                              messages=messages, params=params, prompt_version=JUDGE_PROMPT_VERSION)
 
 
+@interrupt.stoppable
 def judge(spec: ModelSpec | None, judged: pd.DataFrame, store_path: str | Path, progress: bool = True) -> pd.DataFrame:
     """One judgement per row of ``judged`` (:func:`judged_predictions`), asking the judge only what the
     store lacks; the backend is started only then."""

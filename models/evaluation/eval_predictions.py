@@ -25,7 +25,8 @@ def model(dbt, session):
     def finetune_splits():  # read only when an entry has `splits:`: a build without them needs none built
         return dbt.ref("benchmark_finetune_splits")
 
-    requests = dbt.ref("eval_requests").project("cache_key, table_id, inference_mode, kind, prompt_version").df()
+    requests = dbt.ref("eval_requests").project(
+        "cache_key, model_name, backend, table_id, inference_mode, kind, prompt_version, this_build").df()
 
     entries = eval_entries(dbt.config.get("eval_models"), dbt.config.get("eval_scope"))
 

@@ -100,3 +100,44 @@ def test_report_prints_its_path_and_the_last_runs_headline(tmp_path):
     assert lines[0] == str(tmp_path / "reports" / "index.html")
     assert "last run r2" in lines[1] and "fp" in lines[1]
     assert "m: sent 10, cached 0, failed 1; html/direct cc 0.500 [0.400, 0.600]" in lines[2]
+
+
+# hctqa eval's dbt, stood in for by a child that reports each signal it gets, then ends on the second
+SIGNALLED_CHILD = """
+import signal, sys, time
+got = []
+def note(signum, frame):
+    got.append(signal.Signals(signum).name)
+    print(got[-1], flush=True)
+for s in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(s, note)
+print("READY", flush=True)
+end = time.monotonic() + 20
+while len(got) < 2 and time.monotonic() < end:
+    time.sleep(0.05)
+time.sleep(0.5)  # a signal sent twice would arrive meanwhile
+"""
+PARENT = "import sys; from evaluation_py.cli import _run_forwarding_signals; sys.exit(_run_forwarding_signals(sys.argv[1:], '.'))"
+
+
+def test_eval_passes_each_signal_to_dbt_once(tmp_path):
+    import os
+    import signal
+    import time
+
+    child = tmp_path / "child.py"
+    child.write_text(SIGNALLED_CHILD)
+    proc = subprocess.Popen([sys.executable, "-c", PARENT, sys.executable, str(child)], stdout=subprocess.PIPE,
+                            text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+        os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole foreground group
+        assert proc.stdout.readline().strip() == "SIGINT"
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGTERM)  # to hctqa alone
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out.split() == ["SIGTERM"]  # and no second SIGINT

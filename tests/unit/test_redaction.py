@@ -75,3 +75,16 @@ def test_a_responses_file_is_read_once_while_unchanged(tmp_path, monkeypatch):
     assert replay_backend.read_responses(path) is first and len(reads) == 1
     path.write_text('{"qap_id": "a", "response": "2"}\n{"qap_id": "b", "response": "3"}\n')  # another size
     assert replay_backend.read_responses(path).responses == {"a": "2", "b": "3"} and len(reads) == 2
+
+
+def test_recorded_entries_mask_what_messages_mask():
+    # an entry accepted as it is can still hold a credential in its URL: eval_runs and the results file
+    # record it through the same redaction as every message
+    from evaluation_py.running.runs import entries_json
+
+    entry = {"name": "m", "backend": "openai", "model": "x", "api_key_env": "MY_KEY",
+             "base_url": f"https://bob:{KEY}@api.example.com/v1"}
+    parse_eval_models([entry])
+    recorded = json.loads(entries_json([entry]))
+    assert recorded == [{**entry, "base_url": f"https://{MASK}@api.example.com/v1"}]
+    assert KEY not in entries_json([entry])

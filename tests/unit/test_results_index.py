@@ -127,3 +127,19 @@ def test_answers_carry_their_run(tmp_path):
         runs = index.runs()  # neither run was closed: counted from the rows they wrote
     assert list(zip(runs["run_id"], runs["requests_sent"], runs["requests_failed"])) == [("run-1", 1, 0),
                                                                                         ("run-2", 1, 1)]
+
+
+def test_a_run_records_the_git_commit_of_a_checkout_and_none_elsewhere(tmp_path):
+    import subprocess
+
+    from evaluation_py.running.runs import git_commit
+
+    assert git_commit(tmp_path) is None
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)
+    (tmp_path / "f").write_text("x")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "f"], check=True, env=env)
+    subprocess.run(["git", "-C", str(tmp_path), "commit", "-qm", "x"], check=True, env=env)
+    head = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert len(head) == 40 and git_commit(tmp_path) == head

@@ -289,3 +289,51 @@ def test_progress_shows_rate_and_eta_only_after_20_results():
     bar.update(1)
     last = stream.getvalue().splitlines()[-1]
     assert "20/100 (1 failed)" in last and "/s" in last and "ETA" in last
+
+
+def test_progress_shows_rate_and_eta_after_10_seconds_whatever_the_count():
+    now = [100.0]
+    stream = io.StringIO()
+    bar = Progress(100, desc="m", stream=stream, log_interval_s=0, clock=lambda: now[0])
+    bar.update(3)
+    now[0] += 9.5
+    bar.update(1)
+    assert "/s" not in stream.getvalue() and "ETA" not in stream.getvalue()
+    now[0] += 0.5  # 10 s: 4 results, a rate of 0.4/s
+    bar.update(0)
+    last = stream.getvalue().splitlines()[-1]
+    assert "4/100 0.4/s elapsed 00:10 ETA 04:00" in last, last
+
+
+def test_each_model_and_kind_ends_with_one_line_cached_answers_too(tmp_path, capsys):
+    import pandas as pd
+
+    from evaluation_py.backends import BenchmarkLookup
+    from evaluation_py.configuration.model_specs import parse_eval_models
+    from evaluation_py.running.predictions import predict, predict_pending, requests_table
+    from evaluation_py.running.requests import build_requests
+
+    questions = pd.DataFrame({"question_id": ["q1", "q2", "q3"], "table_id": ["t1"] * 3, "source": ["synthetic"] * 3,
+                              "dataset": ["toy"] * 3, "template_id": ["T1"] * 3,
+                              "question": ["Sales in 2021?", "Sales in 2020?", "Total?"],
+                              "answer_gt": ["{32}", "{10}", "{42}"]})
+    tables = pd.DataFrame({"table_id": ["t1"], "html": ["<table></table>"], "csv": ["a\n1\n"], "markdown": ["| a |"]})
+    benchmark = BenchmarkLookup(questions, tables)
+    specs = parse_eval_models([{"name": "o", "backend": "oracle"}, {"name": "h", "backend": "header_match"}])
+    requests = [r for s in specs for r in build_requests(s, questions, tables, 42, benchmark)]
+    store = tmp_path / "p.sqlite"
+
+    def end_lines() -> list[str]:
+        return [line.split("  ", 1)[1] for line in capsys.readouterr().err.splitlines() if ": sent " in line]
+
+    predict(specs[:1], requests, set(), store, benchmark=benchmark)
+    lines = end_lines()
+    assert len(lines) == 1 and lines[0].startswith("o (generate, oracle): sent 3, cached 0, failed 0, elapsed ")
+    predict(specs, requests, set(), store, benchmark=benchmark)  # o: all in the store; h: sent
+    lines = end_lines()
+    assert lines[0] == "o (generate, oracle): sent 0, cached 3, failed 0" and len(lines) == 2
+    assert lines[1].startswith("h (generate, header_match): sent 3, cached 0, failed 0, elapsed ")
+    # a build that finds every answer stored sends nothing and names this build's models only
+    rows = requests_table(requests).assign(this_build=lambda f: f["model_name"] == "h")
+    out = predict_pending(rows, set(), store, make_inputs=lambda: pytest.fail("nothing is rendered"))
+    assert len(out) == 6 and end_lines() == ["h (generate, header_match): sent 0, cached 3, failed 0"]
