@@ -30,7 +30,7 @@ from support.dbt_project import build_vars, clone, query, run_dbt, spawn_dbt, st
 pytestmark = pytest.mark.local_model
 SERVER_LOG = Path("logs") / "llamacpp-server.log"
 HEADER = re.compile(r"^# llama_cpp\.server pid=(\d+) port=(\d+)", re.M)
-N_QUESTIONS = 15
+N_QUESTIONS = 8  # over 7 templates of the small benchmark
 LOCAL = {"name": "gemma270m", "backend": "llamacpp", "sample": N_QUESTIONS, "formats": ["html", "markdown"],
          "n_ctx": 4096, "n_threads": 1, "params": {"max_tokens": 24}}
 
