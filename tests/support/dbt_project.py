@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -119,14 +120,15 @@ class _ParseCache:
         """Keep the parse dbt saved in this call (the first of its key in the session)."""
         saved = project / self.SAVED
         if self.folder is None or not saved.is_file() or saved.stat().st_mtime < started:
-            return  # dbt saved no parse in this call (it stopped before), so the one in target/ is not of `key`
+            return  # dbt saved no parse in this call (it stopped before parsing, or found nothing to parse again)
         (project / self.KEY).write_text(key)
         cached = self.folder / f"{key}.msgpack"
         if self._usable(project) and not cached.exists():
             self.folder.mkdir(parents=True, exist_ok=True)
-            partial = cached.with_suffix(f".{os.getpid()}.tmp")
-            shutil.copyfile(saved, partial)
-            os.replace(partial, cached)  # whole or not at all, for the other xdist worker
+            with saved.open("rb") as source, tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp",
+                                                                          delete=False) as partial:
+                shutil.copyfileobj(source, partial)
+            os.replace(partial.name, cached)  # whole or not at all, for other threads and xdist workers
 
 
 _parse_cache = _ParseCache()

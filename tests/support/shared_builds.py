@@ -7,8 +7,9 @@ and read the finished build (or the failure of the first). At its end each worke
 it read is byte for byte the one built: a test that builds further works on a `clone`.
 
 `build_ahead` starts the builds a session will ask for in a background thread (the dbt build is a
-subprocess: it runs on a core of its own while the worker's first tests run); the fixture that asks for a
-build then finds it built, or waits on the lock for the thread to finish it.
+subprocess: it runs on a core of its own while the worker's first tests run), at a lower CPU priority so that
+it takes the time the tests leave rather than slowing the tests that measure time; the fixture that asks for
+a build then finds it built, or waits on the lock for the thread to finish it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .dbt_project import database_digest
+
+
+AHEAD_NICENESS = 10
 
 
 def session_folder(tmp_path_factory) -> Path:
@@ -69,6 +73,9 @@ def build_ahead(tmp_path_factory, builds: list[tuple[str, Callable[[Path], None]
     """Build `builds` ((name, build) pairs) one after another in a background thread; join it at the end of
     the session. A failure is recorded for the fixture to raise, where a test asks for that build."""
     def run() -> None:
+        # Linux: the nice value is the thread's own, and the dbt processes it starts inherit it
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
+                       min(19, os.getpriority(os.PRIO_PROCESS, 0) + AHEAD_NICENESS))
         for name, build in builds:
             try:
                 _build_once(session_folder(tmp_path_factory) / "shared" / name, build)
