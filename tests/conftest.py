@@ -8,8 +8,11 @@ found only through the environment variable HCTQA_REFERENCE_DIR (a folder holdin
 hctqa-real-sample/ and hctqa-synthetic-sample/); tests that need it ask for the `reference_dir`
 fixture (or one of the two sample folders) and are skipped, naming the variable, when it is unset.
 
-The builds are session-scoped and shared by every module that asks for them; a test that builds
-further on one works on a `clone` of it (tests/support/dbt_project.py), never on the shared copy.
+The builds are session-scoped and shared by every module that asks for them, made once a session also
+under pytest-xdist (tests/support/shared_builds.py), and started at the beginning of the session in the
+background (those that a collected test asks for) while the unit tests run first; a test that builds further
+on one works on a `clone` of it (tests/support/dbt_project.py), never on the shared copy. Saved dbt parses are
+shared between the session's project copies (`use_parse_cache`).
 """
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ import duckdb
 import pytest
 
 from support import question_fixtures, toy_tables as toy_table_data
-from support.dbt_project import CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, copy_project, database_digest, run_dbt
+from support.dbt_project import (CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, clone, copy_project, run_dbt,
+                                 use_parse_cache)
+from support.shared_builds import build_ahead, built, session_folder, shared_build
 
 E2E = Path(__file__).resolve().parent / "e2e"
 REFERENCE_ENV = "HCTQA_REFERENCE_DIR"
@@ -29,30 +34,41 @@ REFERENCE_SAMPLES = ("hctqa-real-sample", "hctqa-synthetic-sample")
 
 
 def pytest_collection_modifyitems(items):
-    """Every test under tests/e2e/ is an `e2e` test, so `-m "not e2e"` leaves the builds out."""
+    """Every test under tests/e2e/ is an `e2e` test, so `-m "not e2e"` leaves the builds out. The unit tests
+    run first (pytest-xdist hands out the files in this order), while the shared builds are made."""
     for item in items:
         if E2E in item.path.parents:
             item.add_marker(pytest.mark.e2e)
+    items.sort(key=lambda item: E2E in item.path.parents)  # stable: each file's tests stay in their order
+
+
+def _reference_dir() -> Path | str:
+    """The folder HCTQA_REFERENCE_DIR names, or why it cannot be used."""
+    raw = os.environ.get(REFERENCE_ENV, "").strip()
+    if not raw:
+        return f"{REFERENCE_ENV} is not set (a folder holding {' and '.join(s + '/' for s in REFERENCE_SAMPLES)})"
+    path = Path(raw).expanduser().resolve()
+    missing = [s for s in REFERENCE_SAMPLES if not (path / s).is_dir()]
+    if missing:
+        return f"{REFERENCE_ENV}={raw} does not hold {' and '.join(m + '/' for m in missing)}"
+    return path
 
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
     """The reference sample of the HCT-QA release; the test is skipped when HCTQA_REFERENCE_DIR is unset or wrong."""
-    raw = os.environ.get(REFERENCE_ENV, "").strip()
-    if not raw:
-        pytest.skip(f"{REFERENCE_ENV} is not set (a folder holding {' and '.join(s + '/' for s in REFERENCE_SAMPLES)})")
-    path = Path(raw).expanduser().resolve()
-    missing = [s for s in REFERENCE_SAMPLES if not (path / s).is_dir()]
-    if missing:
-        pytest.skip(f"{REFERENCE_ENV}={raw} does not hold {' and '.join(m + '/' for m in missing)}")
-    return path
+    found = _reference_dir()
+    if not isinstance(found, Path):
+        pytest.skip(found)
+    return found
 
 
-def _shared(project: Path) -> Iterator[Path]:
-    """Yield a session's build and check at the end that no test changed its database (they build on clones)."""
-    before = database_digest(project)
-    yield project
-    assert database_digest(project) == before, f"a test changed the shared build {project}: build on a clone of it"
+@pytest.fixture(scope="session", autouse=True)
+def dbt_parse_cache(tmp_path_factory):
+    """One folder of saved dbt parses for the session's project copies (every xdist worker's)."""
+    use_parse_cache(session_folder(tmp_path_factory) / "dbt_parse_cache")
+    yield
+    use_parse_cache(None)
 
 
 @pytest.fixture(scope="session")
@@ -65,15 +81,69 @@ def synthetic_sample_dir(reference_dir) -> Path:
     return reference_dir / "hctqa-synthetic-sample"
 
 
-# One CI-sized full build (every domain, one replica per variant, every heavy part) shared by the end-to-end tests.
-@pytest.fixture(scope="session")
-def ci_build(tmp_path_factory) -> Iterator[Path]:
-    project = copy_project(tmp_path_factory.mktemp("ci") / "project")
+# ------------------------------------------------------------------ the session's shared builds
+
+
+def _ci(project: Path) -> None:
+    copy_project(project)
     proc = run_dbt(project, "build", "--selector", "full", "--vars", CI_VARS)  # the heavy parts too (selectors.yml)
     # what a user would see in the terminal, for the tests of the build's log
     (project / "build.stdout").write_text(proc.stdout)
     (project / "build.stderr").write_text(proc.stderr)
-    yield from _shared(project)
+
+
+BENCHMARK = ("+benchmark_questions", "+benchmark_tables")
+
+
+def _benchmark_base(project: Path) -> None:
+    copy_project(project)
+    run_dbt(project, "build", "--select", *BENCHMARK, "--exclude", "resource_type:test", "--vars", build_vars())
+
+
+def _small(tmp_path_factory):
+    def build(project: Path) -> None:
+        # benchmark_base, then every other model on its configuration: the same database as one build of all
+        clone(built(tmp_path_factory, "eval_base", _benchmark_base)[0], project)
+        run_dbt(project, "build", "--exclude", "resource_type:test", *BENCHMARK, "--vars", build_vars())
+
+    return build
+
+
+def _release(real_sample_dir: Path):
+    gemma = {"name": "gemma", "backend": "replay", "path": str(real_sample_dir / GEMMA_RESPONSES), "sources": ["real"]}
+
+    def build(project: Path) -> None:
+        copy_project(project)
+        run_dbt(project, "build", *NO_SINGULAR, "--vars",
+                build_vars(hctqa_release_dir=str(real_sample_dir), eval_models=[gemma]))
+
+    return build
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_builds_ahead(request, tmp_path_factory):
+    """Start the shared builds the collected tests ask for, in the background: under xdist the CI build in the
+    first worker and the others in the second, each once (tests/support/shared_builds.py)."""
+    reference = _reference_dir()
+    recipes = [("ci_build", "ci", _ci), ("benchmark_base", "eval_base", _benchmark_base),
+               ("small_build", "small", _small(tmp_path_factory))]
+    if isinstance(reference, Path):
+        recipes.append(("release_build", "release", _release(reference / "hctqa-real-sample")))
+    wanted = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
+    builds = [(folder, build) for fixture, folder, build in recipes if fixture in wanted]
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:])
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    mine = builds if workers == 1 else builds[:1] if worker == 0 else builds[1:] if worker == 1 else []
+    thread = build_ahead(tmp_path_factory, mine) if mine else None
+    yield
+    if thread is not None:
+        thread.join()
+
+
+# One CI-sized full build (every domain, one replica per variant, every heavy part) shared by the end-to-end tests.
+@pytest.fixture(scope="session")
+def ci_build(tmp_path_factory) -> Iterator[Path]:
+    yield from shared_build(tmp_path_factory, "ci", _ci)
 
 
 @pytest.fixture(scope="session")
@@ -145,17 +215,18 @@ def reference_tables(synthetic_sample_dir) -> list:
 @pytest.fixture(scope="session")
 def benchmark_base(tmp_path_factory) -> Iterator[Path]:
     """The small benchmark (accidents, one replica), built once a session; tests build the evaluation on clones."""
-    project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
-    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
-            "--vars", build_vars())
-    yield from _shared(project)
+    yield from shared_build(tmp_path_factory, "eval_base", _benchmark_base)
+
+
+@pytest.fixture(scope="session")
+def small_build(tmp_path_factory) -> Iterator[Path]:
+    """Every model at small scale (accidents, one replica, the default baselines), without the data tests, built
+    once a session (on a clone of `benchmark_base`, with its configuration): the hostile builds of
+    test_build_guards.py and test_build_gate.py run on clones of it."""
+    yield from shared_build(tmp_path_factory, "small", _small(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
 def release_build(tmp_path_factory, real_sample_dir) -> Iterator[Path]:
     """One full build with the release sample imported and gemma's published responses replayed (once a session)."""
-    project = copy_project(tmp_path_factory.mktemp("release") / "project")
-    gemma = {"name": "gemma", "backend": "replay", "path": str(real_sample_dir / GEMMA_RESPONSES), "sources": ["real"]}
-    run_dbt(project, "build", *NO_SINGULAR, "--vars",
-            build_vars(hctqa_release_dir=str(real_sample_dir), eval_models=[gemma]))
-    yield from _shared(project)
+    yield from shared_build(tmp_path_factory, "release", _release(real_sample_dir))

@@ -1,8 +1,8 @@
 """End-to-end: bad input is refused before any relation is replaced, the database never mixes builds
 without saying so, and no secret typed into an entry is printed, logged or stored.
 
-One small build (accidents, one replica, the default baselines); each hostile build runs on a clone of
-it and is compared relation by relation, content hashed, with what was there before.
+One small build (accidents, one replica, the default baselines: the session's `small_build`); each hostile
+build runs on a clone of it and is compared relation by relation, content hashed, with what was there before.
 """
 from __future__ import annotations
 
@@ -15,17 +15,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from support.dbt_project import _dbt_command, build_vars, clone, copy_project, query, run_dbt
+from support.dbt_project import _dbt_command, build_vars, clone, query, run_dbt
 
 NO_TESTS = ("--exclude", "resource_type:test")
 FAKE_KEY = "sk-FAKEfake1234567890abcdefXYZ"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("gate") / "project")
-    run_dbt(project, "build", *NO_TESTS, "--vars", build_vars())
-    return project
+def built(small_build) -> Path:
+    return small_build
 
 
 def relation_hashes(project: Path) -> dict[str, str]:
@@ -58,13 +56,15 @@ def marts_by_fingerprint(project: Path) -> set[str]:
         con.close()
 
 
-def test_every_model_but_the_seed_views_waits_for_the_gate(built):
+def test_every_model_but_the_seed_views_waits_for_the_gate(built, tmp_path):
+    project = clone(built, tmp_path / "p")
+
     def names(*select: str) -> set[str]:
-        proc = run_dbt(built, "ls", "--resource-type", "model", "--output", "name", "-q", *select)
+        proc = run_dbt(project, "ls", "--resource-type", "model", "--output", "name", "-q", *select)
         return set(proc.stdout.split())
 
     before_gate = names() - names("--select", "stg_build_config+")
-    seed_views = {p.stem for p in (built / "models" / "staging").glob("stg_*.sql")}
+    seed_views = {p.stem for p in (project / "models" / "staging").glob("stg_*.sql")}
     assert before_gate and before_gate <= seed_views, before_gate - seed_views
 
 

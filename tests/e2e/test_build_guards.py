@@ -21,11 +21,10 @@ FULL_NO_TESTS = ("--exclude", "resource_type:test")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """Every model at small scale (accidents, one replica, the default baselines), without tests."""
-    project = copy_project(tmp_path_factory.mktemp("guards") / "project")
-    run_dbt(project, "build", *FULL_NO_TESTS, "--vars", build_vars())
-    return project
+def built(small_build) -> Path:
+    """Every model at small scale (accidents, one replica, the default baselines), without tests (the session's
+    `small_build`, shared with test_build_gate.py: every test builds on a clone of it)."""
+    return small_build
 
 
 def snapshot(project: Path) -> dict:
@@ -37,16 +36,17 @@ def snapshot(project: Path) -> dict:
 # ---------------------------------------------------------------------------------------------- bad vars
 # One case: the build shows the message and replaces nothing. Every var's and eval_models entry's own
 # checks are unit tests (tests/unit/test_build_config.py, tests/unit/test_model_specs.py).
-def test_bad_var_fails_naming_it_and_keeps_what_was_built(built):
-    before = snapshot(built)
+def test_bad_var_fails_naming_it_and_keeps_what_was_built(built, tmp_path):
+    project = clone(built, tmp_path / "p")
+    before = snapshot(project)
     bad_entry = {"name": "m", "backend": "openai", "model": "x", "base_url": "http://127.0.0.1:9/v1",
                  "params": {"temperature": "hot"}}
-    proc = run_dbt(built, "build", *FULL_NO_TESTS, "--vars", build_vars(eval_models=[bad_entry]), check=False)
+    proc = run_dbt(project, "build", *FULL_NO_TESTS, "--vars", build_vars(eval_models=[bad_entry]), check=False)
     assert proc.returncode != 0
     assert "eval_models entry 1" in proc.stdout, proc.stdout[-3000:]
     assert "params.temperature must be a number >= 0, got 'hot'" in proc.stdout, proc.stdout[-3000:]
     assert "stg_build_config" in proc.stdout
-    assert snapshot(built) == before
+    assert snapshot(project) == before
 
 
 def test_marts_of_another_build_fail_the_run_and_mark_the_database_incomplete(built, tmp_path):

@@ -3,7 +3,7 @@
 The loopback OpenAI server answers every mode (pot with programs the test writes, some failing; icot
 with echoes, so its episodes stop at max_turns); every evaluation and mode mart fills with the mode
 as a column, a rebuild sends nothing and runs no code. Then the real local model (Gemma 3 270M behind
-llama.cpp) on a few questions in all four modes: its code mostly fails, and the failures are recorded.
+llama.cpp) on one question in all four modes: its code mostly fails, and the failures are recorded.
 """
 from __future__ import annotations
 
@@ -95,12 +95,13 @@ def test_a_model_in_all_four_modes_fills_every_mart_and_a_rebuild_is_free(benchm
 @pytest.mark.local_model
 def test_the_local_model_in_all_four_modes_records_its_failures(benchmark_base, tmp_path):
     project = clone(benchmark_base, tmp_path / "p")
-    entry = {"name": "gemma270m", "backend": "llamacpp", "sample": 3, "formats": ["markdown"], "modes": MODES,
+    n_questions = 1  # the path of each mode, not the quality of the model
+    entry = {"name": "gemma270m", "backend": "llamacpp", "sample": n_questions, "formats": ["markdown"], "modes": MODES,
              "max_turns": 2, "n_ctx": 4096, "n_threads": 1, "params": {"max_tokens": 96}}
     run_dbt(project, "build", *SELECT, "--vars", build_vars(eval_models=[entry]))
     answered = query(project, "select inference_mode, count(*) from eval_predictions group by 1")
     errors = query(project, "select error_kind from eval_prediction_errors")
-    assert sum(n for _, n in answered) + len(errors) == 3 * 4, errors
+    assert sum(n for _, n in answered) + len(errors) == n_questions * 4, errors
     assert {m for m, _ in answered} == set(MODES)
     runs = query(project, "select inference_mode, sandbox, error_kind, output from eval_executions")
     pot_runs = [r for r in runs if r[0] == "pot"]

@@ -1,12 +1,14 @@
 """End-to-end: a plugin installed from outside the repository (tests/support/hctqa_toy_plugin, entry points
 `hctqa.metrics` and `hctqa.backends`) registers a metric and a backend that a real build uses.
 
-The plugin is pip-installed (editable, no dependencies, no build isolation: no network; its build backend is
-the standard library's, tests/support/hctqa_toy_plugin/build_support) into the test's own environment for
-this test alone and uninstalled afterwards; the dbt build runs in that environment.
+The plugin is pip-installed (no dependencies, no build isolation: no network; its build backend is the
+standard library's, tests/support/hctqa_toy_plugin/build_support) into a folder of this test's own, which
+is on the PYTHONPATH of this test's dbt build alone: entry points are found from the dist-info folders on
+sys.path, and the test environment, which other tests build with at the same time, never sees the plugin.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -24,32 +26,31 @@ def _pip(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True, timeout=300)
 
 
-def _entry_points_of_plugin() -> list[str]:
-    """The plugin's entry points as a fresh interpreter of this environment sees them."""
+def _entry_points_of_plugin(env: dict | None = None) -> list[str]:
+    """The plugin's entry points as a fresh interpreter of this environment (plus `env`) sees them."""
     code = ("from importlib import metadata; print(sorted(f'{e.group}:{e.name}' for d in metadata.distributions() "
             f"if d.metadata['Name'] == {DISTRIBUTION!r} for e in d.entry_points if e.group.startswith('hctqa.')))")
-    return eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    return eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               env={**os.environ, **(env or {})}).stdout)
 
 
 @pytest.fixture
-def toy_plugin(tmp_path):
+def toy_plugin(tmp_path) -> dict:
+    """The plugin installed into a folder of its own: the environment of a process that sees it."""
     source = shutil.copytree(PLUGIN_SOURCE, tmp_path / "plugin")  # installed from outside the repository
-    proc = _pip("install", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-e", str(source))
+    site = tmp_path / "site"
+    proc = _pip("install", "--no-deps", "--no-build-isolation", "--no-index", "-q", "--target", str(site), str(source))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    try:
-        yield
-    finally:
-        proc = _pip("uninstall", "-y", "-q", DISTRIBUTION)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        assert _entry_points_of_plugin() == []
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)}
 
 
 def test_a_plugin_metric_and_backend_are_used_by_a_build(benchmark_base, tmp_path, toy_plugin):
-    assert _entry_points_of_plugin() == ["hctqa.backends:first_gt_value", "hctqa.metrics:values_given"]
+    assert _entry_points_of_plugin(toy_plugin) == ["hctqa.backends:first_gt_value", "hctqa.metrics:values_given"]
+    assert _entry_points_of_plugin() == []  # the test environment itself does not have it
     project = clone(benchmark_base, tmp_path / "p")
     entry = {"name": "toy", "backend": "first_gt_value", "sample": 20}
     run_dbt(project, "build", "--select", "models/evaluation", "int_registry_catalog", "--vars",
-            build_vars(eval_models=[entry]))
+            build_vars(eval_models=[entry]), env=toy_plugin)
 
     plugin_rows = query(project, """select kind, name, origin from intermediate.int_registry_catalog
                                     where origin like 'plugin %' order by kind""")

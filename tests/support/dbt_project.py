@@ -3,6 +3,11 @@
 A test copies the project (`copy_project`), builds it (`run_dbt`, or `spawn_dbt` for a build it kills),
 and reads the database back (`query`). The session's shared builds (tests/conftest.py fixtures) are
 never changed: a test that builds on one works on a `clone` of it.
+
+dbt runs in the project folder with `--project-dir .` and the profile's default database path
+(`hctqa.duckdb` there), so a copy's saved parse (target/partial_parse.msgpack) names no folder of its own
+and stays valid in a clone. `run_dbt` also hands a fresh copy the saved parse of an earlier run with the
+same `--vars` (`use_parse_cache`): see `_ParseCache` for why dbt never reuses a stale one.
 """
 from __future__ import annotations
 
@@ -13,6 +18,8 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import duckdb
@@ -56,17 +63,88 @@ def build_vars(**extra) -> str:
 
 
 def _dbt_command(project: Path, args, env: dict | None) -> tuple[list[str], dict]:
+    """dbt's command line and environment for `project`; run it with the project folder as working directory."""
     full_env = dict(os.environ)
-    full_env["HCTQA_DUCKDB_PATH"] = str(project / "hctqa.duckdb")
+    # the database is the profile's default, hctqa.duckdb in the project folder: a path of the copy's own in the
+    # profile would make every clone's saved parse invalid (dbt hashes the rendered profile)
+    full_env.pop("HCTQA_DUCKDB_PATH", None)
     full_env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "false"
     if env:
         full_env.update(env)
-    return [dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)], full_env
+    return [dbt_executable(), *args, "--project-dir", ".", "--profiles-dir", "."], full_env
+
+
+class _ParseCache:
+    """Saved dbt parses (target/partial_parse.msgpack) of this session, one per `--vars` text and environment.
+
+    A fresh copy of the project would parse every file again (about 5 s of CPU a run); given the saved parse of
+    another copy run with the same vars, dbt re-reads only what differs. dbt itself decides what it reuses
+    (dbt-core's ManifestLoader.is_partial_parsable and parser/partial.py): it parses everything again when
+    the dbt version, the CLI vars, the profile's connection (the database path among them), the env vars of
+    dbt_project.yml or any dbt_project.yml differ, and otherwise compares every file's content checksum with
+    the saved one and parses again each file changed, added, removed or reading an env var whose value changed.
+    A seed over 1 MiB is checksummed by its path, not its content: the cache is not used then. The saved
+    parse names the project by `.` (the `--project-dir`), so nothing in it points into the copy it came from,
+    and a seed's rows are read from the running copy's own file at build time.
+    """
+
+    BIG_SEED = 1024 * 1024  # dbt.constants.MAXIMUM_SEED_SIZE
+    SAVED = Path("target") / "partial_parse.msgpack"
+    KEY = Path("target") / "partial_parse.key"  # which vars and environment the saved parse in target/ is of
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder
+
+    @staticmethod
+    def key(args, env: dict | None) -> str:
+        args = list(args)
+        vars_text = args[args.index("--vars") + 1] if "--vars" in args else ""
+        return hashlib.sha256(json.dumps([vars_text, sorted((env or {}).items())]).encode()).hexdigest()
+
+    def _usable(self, project: Path) -> bool:
+        return self.folder is not None and not any(
+            p.stat().st_size > self.BIG_SEED for p in (project / "seeds").rglob("*.csv"))
+
+    def before(self, project: Path, key: str) -> float:
+        """Give the project the saved parse of `key` unless its own is of `key`; returns the time dbt starts."""
+        marker = project / self.KEY
+        if self._usable(project) and not (marker.is_file() and marker.read_text() == key):
+            cached = self.folder / f"{key}.msgpack"
+            if cached.is_file():
+                (project / "target").mkdir(exist_ok=True)
+                shutil.copyfile(cached, project / self.SAVED)
+                marker.write_text(key)
+        return time.time()
+
+    def after(self, project: Path, key: str, started: float) -> None:
+        """Keep the parse dbt saved in this call (the first of its key in the session)."""
+        saved = project / self.SAVED
+        if self.folder is None or not saved.is_file() or saved.stat().st_mtime < started:
+            return  # dbt saved no parse in this call (it stopped before parsing, or found nothing to parse again)
+        (project / self.KEY).write_text(key)
+        cached = self.folder / f"{key}.msgpack"
+        if self._usable(project) and not cached.exists():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with saved.open("rb") as source, tempfile.NamedTemporaryFile(dir=self.folder, suffix=".tmp",
+                                                                          delete=False) as partial:
+                shutil.copyfileobj(source, partial)
+            os.replace(partial.name, cached)  # whole or not at all, for other threads and xdist workers
+
+
+_parse_cache = _ParseCache()
+
+
+def use_parse_cache(folder: Path | None) -> None:
+    """Share saved dbt parses between project copies through `folder` (tests/conftest.py: one per session)."""
+    _parse_cache.folder = folder
 
 
 def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = None, timeout: int = 1200) -> subprocess.CompletedProcess:
     argv, full_env = _dbt_command(project, args, env)
+    key = _ParseCache.key(args, env)
+    started = _parse_cache.before(project, key)
     proc = subprocess.run(argv, cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
+    _parse_cache.after(project, key, started)
     if check and proc.returncode != 0:
         raise AssertionError(f"dbt {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")
     return proc
@@ -75,6 +153,7 @@ def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = No
 def spawn_dbt(project: Path, *args: str) -> subprocess.Popen:
     """dbt started in a session of its own, output discarded: for tests that kill it mid-build."""
     argv, full_env = _dbt_command(project, args, None)
+    _parse_cache.before(project, _ParseCache.key(args, None))
     return subprocess.Popen(argv, cwd=project, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
 

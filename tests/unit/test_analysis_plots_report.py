@@ -40,8 +40,19 @@ def _all_plots(inputs, out):
     return paths, reg
 
 
-def test_plots_are_pngs_of_sensible_size(inputs, tmp_path):
-    paths, _ = _all_plots(inputs, tmp_path / "a")
+@pytest.fixture(scope="module")
+def drawn(inputs, tmp_path_factory):
+    """Every plot of `_all_plots` drawn once (under report/figures), the regression fit, and the warnings
+    drawing them raised."""
+    out = tmp_path_factory.mktemp("plots") / "report"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        paths, reg = _all_plots(inputs, out / "figures")
+    return out, paths, reg, [str(w.message) for w in caught]
+
+
+def test_plots_are_pngs_of_sensible_size(drawn):
+    _, paths, _, _ = drawn
     assert len(paths) == 10 and len(set(paths)) == 10
     for p in paths:
         w, h = plots.png_size(p)
@@ -49,8 +60,8 @@ def test_plots_are_pngs_of_sensible_size(inputs, tmp_path):
         assert Path(p).stat().st_size > 2000
 
 
-def test_plots_are_deterministic(inputs, tmp_path):
-    a, _ = _all_plots(inputs, tmp_path / "a")
+def test_plots_are_deterministic(inputs, drawn, tmp_path):
+    a = drawn[1]
     b, _ = _all_plots(inputs, tmp_path / "b")
     for pa, pb in zip(a, b):
         assert Path(pa).read_bytes() == Path(pb).read_bytes(), pa
@@ -71,11 +82,10 @@ def test_model_order_is_consistent(inputs):
     assert order == ["m_a", "m_b", "m_c"]  # synthetic skills decrease with the index
 
 
-def test_report_references_only_existing_files(inputs, tmp_path):
+def test_report_references_only_existing_files(drawn):
     from evaluation_py.analysis.report import Section, Table
 
-    out = tmp_path / "report"
-    paths, reg = _all_plots(inputs, out / "figures")
+    out, paths, reg, _ = drawn
     paths = [*paths, str(out / "figures" / "does_not_exist.png")]
     sections = [Section("figs", "All figures <b>", figures=[(p, "a caption") for p in paths]),
                 Section("tables", "Tables", tables=[Table(reg[reg.model_name == POOLED], "regression <pooled>"),
@@ -157,29 +167,43 @@ def _frames(t, q, s):
     }
 
 
-def test_creation_type_and_question_diversity_sections(inputs, tmp_path):
+def test_creation_type_and_question_diversity_sections(inputs, frames, section):
     t, q, s = inputs
     real = q.assign(creation_type=["manual" if i % 3 else "model_generated" for i in range(len(q))])
-    frames = {**_frames(t, q, s), "by_creation_type": bd.scores_by_creation_type(s, real)}
-    section = _section(frames, s, "by_creation_type", tmp_path)
-    shown = section.tables[0].frame
-    assert set(shown["creation_type"]) == {"manual", "model_generated"} and Path(section.figures[0][0]).is_file()
-    diversity = _section(frames, s, "question_diversity", tmp_path)
+    with_real = {**frames, "by_creation_type": bd.scores_by_creation_type(s, real)}
+    creation = section(with_real, "by_creation_type")
+    shown = creation.tables[0].frame
+    assert set(shown["creation_type"]) == {"manual", "model_generated"} and Path(creation.figures[0][0]).is_file()
+    diversity = section(with_real, "question_diversity")
     table = diversity.tables[0].frame
     assert {"all", "source"} <= set(table["level"]) and table["syntactic_similarity"].between(0, 1).all()
     assert Path(diversity.figures[0][0]).stat().st_size > 0
     # without the marts (a build before them), neither section is made
-    bare = {k: v for k, v in _frames(t, q, s).items() if k not in ("by_creation_type", "question_diversity")}
-    assert _section(bare, s, "by_creation_type", tmp_path) is None
-    assert _section(bare, s, "question_diversity", tmp_path) is None
+    bare = {k: v for k, v in frames.items() if k not in ("by_creation_type", "question_diversity")}
+    assert section(bare, "by_creation_type") is None
+    assert section(bare, "question_diversity") is None
 
 
-def _section(frames, scores, key, fig_dir):
-    """The report's section ``key`` for these frames (None when the build cannot fill it)."""
+@pytest.fixture(scope="module")
+def frames(inputs):
+    """The analysis frames of the planted inputs, computed once (tests add or leave out frames on copies)."""
+    return _frames(*inputs)
+
+
+@pytest.fixture(scope="module")
+def section(inputs, tmp_path_factory):
+    """section(frames, key): the report's section ``key`` for these frames (None when the build cannot fill
+    it); the sections of one frames dict are drawn once, their figures under a folder of their own."""
     from evaluation_py.analysis.report_build import report_sections
 
-    sections, _ = report_sections(frames, scores, fig_dir)
-    return next((x for x in sections if x.key == key), None)
+    drawn = {}
+
+    def of(frames, key):
+        if id(frames) not in drawn:  # the dict is kept with its sections, so its id is not reused
+            drawn[id(frames)] = frames, report_sections(frames, inputs[2], tmp_path_factory.mktemp("sections"))[0]
+        return next((x for x in drawn[id(frames)][1] if x.key == key), None)
+
+    return of
 
 
 def _report(inputs, out, models=None):
@@ -203,14 +227,9 @@ def report3(inputs, tmp_path_factory):
     return files, text, [str(w.message) for w in caught]
 
 
-def test_figures_draw_without_matplotlib_warnings(inputs, report3, tmp_path):
-    import warnings
-
+def test_figures_draw_without_matplotlib_warnings(report3, drawn):
     assert report3[2] == []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _all_plots(inputs, tmp_path / "a")
-    assert not [str(w.message) for w in caught]
+    assert drawn[3] == []
 
 
 def test_report_lists_the_models_evaluated_with_their_counts(inputs, report3):
@@ -288,14 +307,13 @@ def test_template_axes_and_tables_use_one_readable_label(inputs, report3):
     assert "q01 one cell" in section and "q15 values of rows passing a threshold" in section
 
 
-def test_report_and_figures_use_readable_property_labels(inputs, tmp_path):
+def test_report_and_figures_use_readable_property_labels(frames, section):
     from evaluation_py.analysis.schema import QUESTION_REGRESSION_PROPERTIES, TABLE_PROPERTY_COLUMNS, property_label
 
     for p in (*TABLE_PROPERTY_COLUMNS, *QUESTION_REGRESSION_PROPERTIES, "aggregation_aggregation_type_min"):
         assert "_" not in property_label(p) and property_label(p)[0].isupper(), p
     assert property_label("column_nesting") == "Multi Level Column"
-    t, q, s = inputs
-    est = _section(_frames(t, q, s), s, "regression_table", tmp_path).tables[0].frame
+    est = section(frames, "regression_table").tables[0].frame
     assert len(est) and not est.property.str.contains("_").any()
 
 
@@ -324,28 +342,27 @@ def test_property_combinations_are_of_main_properties_and_not_dominated_by_other
     assert other.n_tables.sum() <= drawn.n_tables.max()
 
 
-def test_report_composition_table_names_properties_readably(inputs, tmp_path):
-    t, q, s = inputs
-    comp = _section(_frames(t, q, s), s, "composition", tmp_path).tables[0].frame
+def test_report_composition_table_names_properties_readably(frames, section):
+    comp = section(frames, "composition").tables[0].frame
     named = comp[comp.facet.isin(["property", "question_property", "property_combination"])]
     assert len(named) and not named.key.str.contains("_").any()
     assert "Multi Level Column" in set(named.key)
 
 
-def test_report_has_a_judge_agreement_section_when_given(inputs, tmp_path):
+def test_report_has_a_judge_agreement_section_when_given(inputs, frames, section):
     from evaluation_py.analysis.judge_agreement import judge_agreement
 
     t, q, s = inputs
     cc = s[(s.scoring_mode == "strict") & (s.metric == "cc")].drop_duplicates("cache_key")
     judgements = cc[["model_name", "inference_mode", "cache_key"]].assign(
         judge_name="j", judge_correct=pd.array(cc.value.to_numpy() == 1.0, dtype="boolean"))  # a judge agreeing with cc
-    frames = {**_frames(t, q, s), "judge_agreement": judge_agreement(judgements, cc).assign(build_fingerprint="fp")}
-    section = _section(frames, s, "judge_agreement", tmp_path / "a")
-    shown = section.tables[0].frame
-    assert "cohen_kappa" in shown.columns and "kappa" in section.figures[0][1]
+    judged = {**frames, "judge_agreement": judge_agreement(judgements, cc).assign(build_fingerprint="fp")}
+    agreement = section(judged, "judge_agreement")
+    shown = agreement.tables[0].frame
+    assert "cohen_kappa" in shown.columns and "kappa" in agreement.figures[0][1]
     assert len(shown) == cc.groupby(["model_name", "inference_mode"]).ngroups
     assert (shown.n_judge_correct_cc_incorrect == 0).all() and (shown.n_judge_incorrect_cc_correct == 0).all()
-    assert _section(_frames(t, q, s), s, "judge_agreement", tmp_path / "b") is None
+    assert section(frames, "judge_agreement") is None
 
 
 def test_the_report_in_a_browser_loads_every_image_and_no_figure_overflows(report3, tmp_path):

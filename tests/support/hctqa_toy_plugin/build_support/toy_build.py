@@ -1,7 +1,7 @@
-"""A build backend of the standard library alone (PEP 517 / PEP 660), so that `pip install -e` of the toy
-plugin needs no network and no setuptools or wheel of a given version: the editable wheel holds the plugin's
-metadata (name, version, the entry points of pyproject.toml) and a .pth file that puts this folder on
-sys.path."""
+"""A build backend of the standard library alone (PEP 517 / PEP 660), so that installing the toy plugin needs
+no network and no setuptools or wheel of a given version: the wheel holds the plugin's metadata (name,
+version, the entry points of pyproject.toml) and its package; the editable wheel (`pip install -e`) the
+metadata and a .pth file that puts this folder on sys.path."""
 from __future__ import annotations
 
 import base64
