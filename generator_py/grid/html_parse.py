@@ -5,8 +5,8 @@ Only the standard library (`html.parser`). `read_html_table` gives the raw rows 
 browsers do (a cell takes the first position no earlier span covers); `grid_from_html` turns that
 into the one grid the renderers read, with roles from the tags and classes our HTML renderer writes.
 
-Plain markup (tags with simple attributes, text, character references: what our renderer writes, and most of
-the release's tables) is cut into tags and text by two patterns, about three times faster than
+Plain markup (tags with simple attributes, text, character references: what our renderer writes) is cut into
+tags and text by two patterns, about three times faster than
 `html.parser`, and handed to the same handler; anything else (a comment, a declaration, `<script>`, a `<`
 that opens no tag) goes through `html.parser`. Both give the handler the same calls on plain markup.
 """

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from generator_py.grid.cells import Cell, TableGrid, check_cells
-from generator_py.grid.html_parse import grid_from_html
+from generator_py.grid.html_parse import grid_from_html, read_html_table
 from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_columns, grids_from_frame
 from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv, layout_release_grid
 from generator_py.release.table_csv import parse_release_csv
@@ -116,9 +116,9 @@ def test_html_reader_on_release_synthetic_html(synthetic_sample_dir):
     assert grid.header_rows == 3 and grid.header_columns == 2
     assert grid.cells[0] == Cell(1, 1, 3, 2, "corner", "")
     assert grid.texts()[3][:4] == ["Traffic", "Slight", "22.00", "65.00"]
-    for path in sorted(synthetic_sample_dir.glob("*.html")):  # the release's HTML is plain markup too
+    for path in sorted(synthetic_sample_dir.glob("*.html")):  # a <style> head: read by html.parser
         text = path.read_text(encoding="utf-8")
-        assert _handler_state(text, plain=True) == _handler_state(text, plain=False), path
+        assert read_html_table(text).rows == _handler_state(text, plain=False)[0]
     # our renderer writes it back as a table the reader reads as the same grid
     assert grid_from_html(render(grid, "html")) == grid
 
