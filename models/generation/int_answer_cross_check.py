@@ -4,6 +4,7 @@ otherwise a fixed sample of 1,000."""
 from generator_py.answers.sql_cross_check import choose_questions, cross_check_frame
 from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.vars import bool_var, seed_var
+from generator_py.core.child_process import in_child_process
 
 
 def model(dbt, session):
@@ -19,4 +20,4 @@ def model(dbt, session):
         "question_id in (select question_id from cross_check_chosen)").df()
     rows = arrow_table(dbt.ref("int_relational_rows").filter(
         "table_id in (select table_id from cross_check_chosen)"))
-    return cross_check_frame(chosen, answers, rows)
+    return in_child_process(cross_check_frame, chosen, answers, rows)
