@@ -17,7 +17,7 @@ import os
 import pickle
 import sys
 import traceback
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -31,8 +31,29 @@ class ChildComputationError(RuntimeError):
 def in_child_process(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """`fn(*args, **kwargs)`, computed in a forked child; its exception is raised here as itself (or, when it
     does not pickle, as a ChildComputationError with the child's traceback)."""
-    if not hasattr(os, "fork") or os.environ.get("HCTQA_NO_FORK") == "1":
+    if not _can_fork():
         return fn(*args, **kwargs)
+    return _result(fn, *_collect(*_fork(fn, args, kwargs)))
+
+
+def map_in_child_processes(fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
+    """`[fn(item) for item in items]`, each computed in a child of its own, all at once (give as many items
+    as there are cores to use); results in the order of `items`, the first failure raised as in_child_process
+    raises it."""
+    if not _can_fork() or len(items) < 2:
+        return [fn(item) for item in items]
+    children = [_fork(fn, (item,), {}) for item in items]
+    # read in order: a later child that finished first waits on its full pipe, it never blocks the others
+    outcomes = [_collect(*child) for child in children]
+    return [_result(fn, data, status) for data, status in outcomes]
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and os.environ.get("HCTQA_NO_FORK") != "1"
+
+
+def _fork(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int]:
+    """Start the child computing fn(*args, **kwargs); (its pid, the read end of its pipe)."""
     read_end, write_end = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -56,14 +77,22 @@ def in_child_process(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         finally:
             os._exit(code)
     os.close(write_end)
+    return pid, read_end
+
+
+def _collect(pid: int, read_end: int) -> tuple[bytes, int]:
     try:
         with os.fdopen(read_end, "rb") as got:
             data = got.read()  # a blocking read: the GIL is free for the other threads meanwhile
     finally:
         _, status = os.waitpid(pid, 0)
+    return data, status
+
+
+def _result(fn: Callable, data: bytes, status: int):
     if not data:
-        raise ChildComputationError(f"the child process computing {getattr(fn, '__qualname__', fn)!r} ended without a "
-                                f"result (wait status {status})")
+        raise ChildComputationError(f"the child process computing {getattr(fn, '__qualname__', fn)!r} ended "
+                                    f"without a result (wait status {status})")
     result = pickle.loads(data)
     if result[0]:
         return result[1]

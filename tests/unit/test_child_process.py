@@ -48,3 +48,17 @@ def test_without_fork_it_runs_here(monkeypatch):
 def test_a_child_that_dies_is_an_error_not_a_hang():
     with pytest.raises(ChildComputationError, match="without a result"):
         in_child_process(os._exit, 3)
+
+
+def _square_in(pair):
+    return os.getpid(), pair[0] * pair[1]
+
+
+def test_a_map_runs_each_item_in_a_child_of_its_own_in_order():
+    from generator_py.core.child_process import map_in_child_processes
+
+    got = map_in_child_processes(_square_in, [(2, 3), (4, 5), (6, 7)])
+    assert [v for _, v in got] == [6, 20, 42]
+    assert len({pid for pid, _ in got}) == 3 and os.getpid() not in {pid for pid, _ in got}
+    with pytest.raises(ValueError, match="seed row 7"):
+        map_in_child_processes(_fails, ["value", "value"])
