@@ -45,8 +45,11 @@ def _generator(seed: int, *key) -> np.random.Generator:
 
 
 def _weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """How often each table is drawn in each resample (n_boot x n_tables)."""
-    return rng.multinomial(n_tables, np.full(n_tables, 1.0 / n_tables), size=n_boot)
+    """How often each table is drawn in each resample (n_boot x n_tables): n_tables draws with replacement
+    per resample, counted (a multinomial draw, made from uniform integers: a tenth of numpy's multinomial)."""
+    draws = rng.integers(0, n_tables, size=(n_boot, n_tables))
+    draws += np.arange(n_boot)[:, None] * n_tables
+    return np.bincount(draws.ravel(), minlength=n_boot * n_tables).reshape(n_boot, n_tables)
 
 
 def cluster_interval(values: np.ndarray, clusters: np.ndarray, n_boot: int, rng: np.random.Generator,
@@ -99,22 +102,34 @@ def leaderboard_of_scores(scores: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
 
 
 def leaderboard(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.DataFrame:
-    """`eval_leaderboard` from eval_scores rows of the original questions."""
+    """`eval_leaderboard` from eval_scores rows of the original questions.
+
+    Rows are grouped in plain Python (a frame split per group costs more than the bootstrap): groups and
+    models in sorted order, rows without a key value left out, as a pandas groupby would."""
     scores = _scored(scores)
+    keys = list(zip(*(scores[c].tolist() for c in GROUP)))
+    models, questions = scores["model_name"].tolist(), scores["question_id"].tolist()
+    tables, backends = scores["table_id"].to_numpy(), scores["backend"].tolist()
+    values, left_out = scores["value"].to_numpy(float), scores["left_out"].to_numpy(bool)
+    groups: dict[tuple, dict] = {}
+    for i, (key, model) in enumerate(zip(keys, models)):
+        if model is None or any(k is None or k != k for k in key) or model != model:
+            continue
+        groups.setdefault(key, {}).setdefault(model, []).append(i)
     rows = []
-    for key, group in scores.groupby(GROUP, sort=True):
-        per_model = {m: g for m, g in group.groupby("model_name", sort=True)}
-        agreed = set.intersection(*(set(g["question_id"]) for g in per_model.values()))
-        for model_name, g in per_model.items():
-            g = g[g["question_id"].isin(agreed)]
-            kept = g[~g["left_out"]]
+    for key in sorted(groups):
+        per_model = groups[key]
+        agreed = set.intersection(*({questions[i] for i in rows_of} for rows_of in per_model.values()))
+        for model_name in sorted(per_model):
+            at = np.array([i for i in per_model[model_name] if questions[i] in agreed], dtype=np.int64)
+            kept = at[~left_out[at]]
             rng = _generator(seed, model_name, *key)
             if len(kept):
-                mean, low, high = cluster_interval(kept["value"].to_numpy(), kept["table_id"].to_numpy(), n_boot, rng)
+                mean, low, high = cluster_interval(values[kept], tables[kept], n_boot, rng)
             else:
                 mean = low = high = float("nan")
-            rows.append((model_name, g["backend"].iloc[0], *key, mean, low, high, int(len(kept)),
-                         int(kept["table_id"].nunique()), int(g["left_out"].sum())))
+            rows.append((model_name, backends[per_model[model_name][0]], *key, mean, low, high, int(len(kept)),
+                         int(len(set(tables[kept].tolist()))), int(left_out[at].sum())))
     out = pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS)
     return _typed(out, ["n_questions", "n_tables", "n_left_out"])
 

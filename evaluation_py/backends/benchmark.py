@@ -8,11 +8,12 @@ the item's question and the right letter in its order, no tables).
 """
 from __future__ import annotations
 
-from typing import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Iterable
 
 from generator_py.render.registry import format_names
+
+if TYPE_CHECKING:  # pandas is imported where a frame is made: importing the backends (the mode registry) needs none
+    import pandas as pd
 
 
 class BenchmarkLookup:
@@ -21,7 +22,7 @@ class BenchmarkLookup:
 
     FIELDS = ("question_id", "question", "answer_gt", "table_html", "output_instruction")
 
-    def __init__(self, questions: pd.DataFrame, tables: pd.DataFrame | None = None):
+    def __init__(self, questions: "pd.DataFrame", tables: "pd.DataFrame | None" = None):
         self._where = "benchmark lookup", "question", "not in benchmark_questions"
         ids = questions["question_id"].astype(str).tolist()
         self._question = dict(zip(ids, questions["question"].tolist())) if "question" in questions else {}
@@ -48,6 +49,8 @@ class BenchmarkLookup:
                 missing: str) -> "BenchmarkLookup":
         """A lookup over given maps (id -> question text, id -> gt) and no tables; errors say `name`, `what`
         an id is and why it is `missing`."""
+        import pandas as pd
+
         lookup = cls(pd.DataFrame({"question_id": []}))
         lookup._question, lookup._gt = dict(question), dict(answer_gt)
         lookup._where = name, what, missing

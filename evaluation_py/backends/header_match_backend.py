@@ -6,11 +6,13 @@ answering becomes a prediction with `response=None` and `error_kind="baseline_er
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Callable
 
 from evaluation_py.backends.base import Backend, Prediction, PredictionRequest, register
 from evaluation_py.baselines.header_match import NO_ANSWER, answer_question
+from generator_py.core.child_process import map_in_child_processes
 
 
 @register("header_match")
@@ -21,6 +23,21 @@ class HeaderMatchBackend(Backend):
     benchmark_fields = ("question", "table_html")  # read instead of the messages
 
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
+        # pure-Python work: answered by one forked child per core (the benchmark lookup is inherited, not sent),
+        # a few hundred requests each, so the answers come back and a stop is seen round by round
+        workers = max(1, min(2, os.cpu_count() or 1))
+        step = CHUNK * workers
+        for start in range(0, len(requests), step):
+            parts = [requests[i:i + CHUNK] for i in range(start, min(start + step, len(requests)), CHUNK)]
+            for part, answers in zip(parts, map_in_child_processes(self._answers, parts)):
+                for request, (response, error_kind, latency) in zip(part, answers):
+                    on_result(Prediction(cache_key=request.cache_key, question_id=request.question_id,
+                                         model_name=request.model_name, response=response, error_kind=error_kind,
+                                         attempts=1, latency_s=latency))
+
+    def _answers(self, requests: list[PredictionRequest]) -> list[tuple]:
+        """(response, error_kind, seconds) of each request."""
+        out = []
         for request in requests:
             start = time.perf_counter()
             response = None
@@ -33,14 +50,8 @@ class HeaderMatchBackend(Backend):
                     response = NO_ANSWER
             except Exception:  # a floor baseline must never stop a run
                 error_kind = "baseline_error"
-            on_result(
-                Prediction(
-                    cache_key=request.cache_key,
-                    question_id=request.question_id,
-                    model_name=request.model_name,
-                    response=response,
-                    error_kind=error_kind,
-                    attempts=1,
-                    latency_s=time.perf_counter() - start,
-                )
-            )
+            out.append((response, error_kind, time.perf_counter() - start))
+        return out
+
+
+CHUNK = 250  # requests per child

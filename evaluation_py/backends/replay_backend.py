@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from generator_py.dbt_glue.build_config import file_digest
-
 from ..scoring.response_file import ResponseFileError, ResponseRecord, read_response_records
 from .base import Backend, Prediction, PredictionRequest, register
 
@@ -152,6 +150,8 @@ def load_responses(path: str | Path) -> dict[str, Optional[str]]:
 
 def file_sha256(path: str | Path) -> str:
     try:
+        from generator_py.dbt_glue.build_config import file_digest  # late: it imports pandas
+
         return file_digest(Path(path))
     except OSError as e:
         raise ValueError(f"replay backend: cannot read {str(path)!r}: {e}") from None

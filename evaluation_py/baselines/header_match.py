@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 from evaluation_py.baselines.html_table import ParsedTable, ValueCell, is_aggregate_label, parse_html_table
@@ -323,8 +324,13 @@ def answer_table(table: ParsedTable, question: str) -> str:
 
 def answer_question(html: str, question: str) -> str:
     """Answer `question` from the table in `html`; `no answer` when nothing matches."""
+    table = _parsed(html)
+    return NO_ANSWER if table is None else answer_table(table, question)
+
+
+@lru_cache(maxsize=8)  # requests come sorted by table: a table's questions follow each other
+def _parsed(html: str) -> Optional[ParsedTable]:
     try:
-        table = parse_html_table(html)
+        return parse_html_table(html)
     except ValueError:
-        return NO_ANSWER
-    return answer_table(table, question)
+        return None

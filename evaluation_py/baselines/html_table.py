@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from generator_py.grid.cells import normalize_text
@@ -23,10 +24,14 @@ AGGREGATE_TERMS = frozenset(
 AGGREGATE_CLASSES = frozenset({"agg", "aggregate", "total", "subtotal"})
 
 
+@lru_cache(maxsize=1 << 14)
 def is_aggregate_label(label: str) -> bool:
     """A label naming an aggregation: its first or last word is Total, Sum, Average, Mean, Min, Max, ..."""
-    words = re.findall(r"[a-z0-9]+", label.lower())
+    words = _WORD_RE.findall(label.lower())
     return bool(words) and (words[0] in AGGREGATE_TERMS or words[-1] in AGGREGATE_TERMS)
+
+
+_WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 @dataclass

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -111,7 +112,52 @@ def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
 
 def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
                                images=None, splits=None) -> EvalInputs:
-    """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
+    """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses.
+
+    Inside one dbt invocation, eval_prompts, eval_requests and eval_predictions ask for the same requests:
+    relations (not frames) with the same arguments get the inputs built by the first of them
+    (`_shared_inputs`); a replay file is still checked where `check_replay` asks."""
+    key = _invocation_key(questions, tables, eval_models_raw, seed_raw, images, splits)
+    if key is not None:
+        with _SHARED_LOCK:
+            shared = _SHARED.get(key)
+            if shared is None:
+                shared = _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits)
+                _SHARED.clear()  # one invocation's inputs at a time
+                _SHARED[key] = shared
+        if check_replay:
+            check_replay_files(shared.specs, shared.questions)
+        return shared.inputs
+    return _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits, check_replay).inputs
+
+
+@dataclass
+class _Built:
+    inputs: EvalInputs
+    specs: list[ModelSpec]
+    questions: pd.DataFrame  # what a replay file is checked against
+
+
+_SHARED: dict = {}
+_SHARED_LOCK = threading.Lock()  # the evaluation models run in threads of one dbt process
+
+
+def _invocation_key(questions, tables, eval_models_raw, seed_raw, images, splits):
+    """What identifies a build's requests inside one dbt invocation, or None (frames, or no dbt invocation)."""
+    if isinstance(questions, pd.DataFrame) or isinstance(tables, pd.DataFrame):
+        return None
+    try:
+        from dbt_common.invocation import get_invocation_id
+
+        invocation = get_invocation_id()
+    except Exception:  # noqa: BLE001 - not inside dbt
+        return None
+    return (invocation, str(questions.sql_query()), str(tables.sql_query()), repr(eval_models_raw), repr(seed_raw),
+            images is not None, splits is not None)
+
+
+def _build_from_relations(questions, tables, eval_models_raw, seed_raw, images=None, splits=None,
+                          check_replay: bool = False) -> "_Built":
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
     # the questions' own table views (naming, robustness, plausibility) and output instructions, where the mart
@@ -126,9 +172,10 @@ def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, che
     def split_rows():
         return _columns(splits() if callable(splits) else splits, ("table_id", "split"))
 
-    return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
-                       eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None,
-                       split_rows if splits is not None else None)
+    question_rows = _columns(questions, question_columns)
+    inputs = eval_inputs(question_rows, _columns(tables, TABLE_INPUT_COLUMNS), eval_models_raw, seed_raw, check_replay,
+                         image_rows if images is not None else None, split_rows if splits is not None else None)
+    return _Built(inputs, inputs.specs, question_rows)
 
 
 def _columns(relation, columns) -> pd.DataFrame:

@@ -7,6 +7,7 @@ multi-turn mode. Requests carry no benchmark content: what a backend reads from 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Optional
 
 import pandas as pd
@@ -35,8 +36,6 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
     same `sources` and `sample` answer the same questions and a smaller sample is part of a larger one:
     their scores compare on equal terms.
     """
-    from generator_py.core.rng import stable_int
-
     q = questions
     # the sample is drawn from the originals; `variants` then picks the originals and/or their twins
     has_variants = "variant" in q.columns
@@ -50,12 +49,19 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
                              "(benchmark_finetune_splits), which was not given")
         q = q[q[SPLIT_COLUMN].isin(spec.splits)]
     if spec.sample is not None and len(q) > spec.sample:
-        order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
+        order = [_sample_key(seed, qid) for qid in q["question_id"].tolist()]
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
     if has_variants and spec.variants != ("original",):
         q = questions[questions["original_question_id"].isin(set(q["question_id"]))
                       & questions["variant"].isin(spec.variants)]
     return q.sort_values(["table_id", "question_id"])
+
+
+@lru_cache(maxsize=1 << 18)  # every entry (and the three evaluation models) draws the same questions' keys
+def _sample_key(seed: int, question_id: str) -> int:
+    from generator_py.core.rng import stable_int
+
+    return stable_int(seed, "eval-sample", question_id)
 
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,

@@ -37,58 +37,59 @@ import argparse
 import json
 import math
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from .response_file import ID_KEYS, ResponseFileError, read_response_records
-
-if TYPE_CHECKING:
-    import pandas as pd
-
 from .scoring_modes import DEFAULT_SCORING_MODE, SCORING_MODES
 
-# pandas and the scoring rules are imported when a file is scored: --help and a bad argument answer at once
+# the scoring rules are imported when a file is scored: --help and a bad argument answer at once; pandas never
 DEFAULT_INFERENCE_MODE = "direct"  # extraction.DEFAULT_INFERENCE_MODE (a unit test keeps them equal)
 
 class InputError(Exception):
     """Bad input file; the message names the file and, where it applies, the line."""
 
 
+class Responses(NamedTuple):
+    """A responses file's lines as parallel lists (``groups``: None without ``by``)."""
+    ids: list
+    responses: list
+    gts: list
+    groups: list | None
+
+
 def read_responses(path: str, by: str | None = None, ground_truth: dict[str, str] | None = None,
-                   ground_truth_source: str = "") -> "pd.DataFrame":
-    """Read a responses file into a frame with ``id``, ``response``, ``gt`` (and ``group`` when ``by`` is given).
+                   ground_truth_source: str = "") -> Responses:
+    """Read a responses file: each line's id, response and gt (and group when ``by`` is given).
 
     A line without a ground truth takes it from ``ground_truth`` (by id; ``ground_truth_source`` names where
     it came from in the error for an id it lacks)."""
-    import pandas as pd
-
-    from .scores import dataset_of
+    from .line_scores import dataset_of
     ids: list = []
     responses: list = []
     gts: list = []
     groups: list = []
-    first_line: dict[str, int] = {}
-    duplicates: dict[str, list[int]] = {}
+    first: dict[str, Any] = {}  # id -> its first record
+    duplicates: dict[str, list] = {}
     try:
         for rec in read_response_records(path):  # shapes and keys: evaluation_py.scoring.response_file
-            where = rec.where
-            if rec.id is None:
-                raise InputError(f"{where}: missing id (one of {', '.join(ID_KEYS)})")
+            qid = rec.id
+            if qid is None:
+                raise InputError(f"{rec.where}: missing id (one of {', '.join(ID_KEYS)})")
             if not rec.has_response:
-                raise InputError(f"{where}: missing 'response' (or 'output')")
+                raise InputError(f"{rec.where}: missing 'response' (or 'output')")
             gt = rec.gt
             if gt is None:
                 if ground_truth is None:
-                    raise InputError(f"{where}: missing 'gt' (or 'ground_truth'); --benchmark DB or --release "
+                    raise InputError(f"{rec.where}: missing 'gt' (or 'ground_truth'); --benchmark DB or --release "
                                      "FILE supplies it by id")
-                gt = ground_truth.get(rec.id)
+                gt = ground_truth.get(qid)
                 if gt is None:
-                    raise InputError(f"{where}: id {rec.id!r} has no 'gt' and {ground_truth_source or 'the ground truth given'} "
+                    raise InputError(f"{rec.where}: id {qid!r} has no 'gt' and {ground_truth_source or 'the ground truth given'} "
                                      "does not know it")
-            qid = rec.id
-            if qid in first_line:
-                duplicates.setdefault(qid, [first_line[qid]]).append(rec.line)
+            if qid in first:
+                duplicates.setdefault(qid, [first[qid]]).append(rec)
             else:
-                first_line[qid] = rec.line
+                first[qid] = rec
             ids.append(qid)
             responses.append(rec.response)
             gts.append(gt)
@@ -98,19 +99,17 @@ def read_responses(path: str, by: str | None = None, ground_truth: dict[str, str
                 elif by == "dataset":
                     groups.append(dataset_of(qid))
                 else:
-                    raise InputError(f"{where}: missing key {by!r} named by --by")
+                    raise InputError(f"{rec.where}: missing key {by!r} named by --by")
+        if not ids:
+            raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
+        if duplicates:
+            shown = "; ".join(f"{qid!r} on lines {', '.join(str(r.line) for r in recs)}"
+                              for qid, recs in list(duplicates.items())[:5])
+            more = f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""
+            raise InputError(f"{path}: {len(duplicates)} id(s) given more than once: {shown}{more}")
     except ResponseFileError as exc:
         raise InputError(str(exc)) from None
-    if not ids:
-        raise InputError(f"{path}: no responses (the file is empty or holds only blank lines)")
-    if duplicates:
-        shown = "; ".join(f"{qid!r} on lines {', '.join(map(str, lines))}" for qid, lines in list(duplicates.items())[:5])
-        more = f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""
-        raise InputError(f"{path}: {len(duplicates)} id(s) given more than once: {shown}{more}")
-    df = pd.DataFrame({"id": ids, "response": pd.Series(responses, dtype=object), "gt": gts})
-    if by is not None:
-        df["group"] = groups
-    return df
+    return Responses(ids, responses, gts, groups if by is not None else None)
 
 
 def _group_name(value: Any) -> str:
@@ -126,10 +125,10 @@ def _num(x: Any) -> float | None:
     return round(x, 4)
 
 
-def _row_dict(row: "pd.Series", names) -> dict:
-    out = {"n": int(row["n"]), "left_out": int(row["left_out"]), "unanswered": int(row["unanswered"])}
+def _row_dict(means: dict, names) -> dict:
+    out = {"n": means["n"], "left_out": means["left_out"], "unanswered": means["unanswered"]}
     for m in names:
-        out[m] = _num(row[m])
+        out[m] = _num(means[m])
     return out
 
 
@@ -140,8 +139,9 @@ def score_file(path: str, scoring_mode: str = DEFAULT_SCORING_MODE, by: str | No
     metrics computed, default :func:`evaluation_py.scoring.scores.default_metrics` of the scoring mode;
     ``benchmark`` / ``release``: a built database / a release qaps file giving the ground truth by id to
     the lines that carry none)."""
+    from . import extraction
     from .ground_truth import GroundTruthError, ground_truth_from_benchmark, ground_truth_from_release
-    from .scores import checked_metric_names, default_metrics, score_frame, summarize
+    from .line_scores import checked_metric_names, default_metrics, line_means, score_lists
 
     names = checked_metric_names(metric_names) if metric_names is not None else default_metrics(scoring_mode)
     if benchmark is not None and release is not None:
@@ -154,13 +154,14 @@ def score_file(path: str, scoring_mode: str = DEFAULT_SCORING_MODE, by: str | No
             truth, source = ground_truth_from_release(release), f"the release file {release}"
     except GroundTruthError as exc:
         raise InputError(str(exc)) from None
-    df = read_responses(path, by, truth, source)
-    scored = score_frame(df, scoring_mode=scoring_mode, inference_mode=inference_mode, metric_names=names)
+    lines = read_responses(path, by, truth, source)
+    answers = extraction.extract(lines.responses, inference_mode)
+    scores = score_lists(answers, lines.gts, scoring_mode=scoring_mode, metric_names=names)
     result = {"scoring_mode": scoring_mode, "inference_mode": inference_mode,
-              **_row_dict(summarize(scored).iloc[0], names)}
+              **_row_dict(line_means(scores, names)[None], names)}
     if by is not None:
-        result["groups"] = {str(row["group"]): _row_dict(row, names)
-                            for _, row in summarize(scored, ["group"]).iterrows()}
+        result["groups"] = {str(group): _row_dict(means, names)
+                            for group, means in line_means(scores, names, lines.groups).items()}
     return result
 
 
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                              "domain) or any key of the lines")
     args = parser.parse_args(argv)
     from . import extraction
-    from .scores import checked_metric_names
+    from .line_scores import checked_metric_names
 
     try:
         extraction.filter_name_for(args.inference_mode)

@@ -19,7 +19,9 @@ Response (:func:`clean_response`, then :func:`response_values`), in this order:
    ``\\n```\\n``;
 6. remove every backtick and every newline (lines are joined with nothing);
 7. five times, remove a comma between two digits, one non-overlapping pass at a time
-   (``1,234,567`` -> ``1234567``, ``1,5`` -> ``15``, ``1,2,3`` -> ``123``);
+   (``1,234,567`` -> ``1234567``, ``1,5`` -> ``15``, ``1,2,3`` -> ``123``): that is every comma with a digit
+   on both sides (a pass leaves a comma only after a one-digit number whose comma before it went, and the
+   next pass takes those), which one pass of a lookaround pattern removes;
 8. strip; remove one comma at the very start and one at the very end;
 9. remove the trailing zeros of every decimal number followed by a word boundary
    (``100.00%`` -> ``100%``, ``5.0`` -> ``5``, ``71.40%`` -> ``71.4%``);
@@ -58,7 +60,7 @@ CUT_MARKERS: tuple[str, ...] = (
 LEFT_OUT_PREFIXES: tuple[str, ...] = ("no answer", "error")
 
 _ANSWER_RE = re.compile(r"answer\s*[:=]\s*")
-_DIGIT_COMMA_PASS_RE = re.compile(r"(\d),(\d)")
+_DIGIT_COMMA_RE = re.compile(r"(?<=\d),(?=\d)")
 
 
 def is_missing(x) -> bool:
@@ -89,8 +91,7 @@ def clean_response(response: str) -> str:
     s = s.split("\n```\n", 1)[0]
     s = s.replace("`", "").replace("\n", "")
     if "," in s:
-        for _ in range(5):
-            s = _DIGIT_COMMA_PASS_RE.sub(r"\1\2", s)
+        s = _DIGIT_COMMA_RE.sub("", s)
     s = s.strip()
     if s.startswith(","):
         s = s[1:]

@@ -17,11 +17,14 @@ Keys of one record (the first key present of each kind is read):
 - ``question`` (optional text); every other key is kept in :attr:`ResponseRecord.fields`.
 
 Errors are :class:`ResponseFileError` (a ValueError) naming the file and the line.
+
+A well-formed list is read with one ``json.loads``; the line each item starts on is found only when asked
+for (an error, a repeated id), by one scan of the list. A list that ``json.loads`` refuses is scanned item by
+item, which names the line at fault.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Optional, Union
 
@@ -36,50 +39,80 @@ class ResponseFileError(ValueError):
     """Bad responses file; the message names the file and, where it applies, the line."""
 
 
-@dataclass(frozen=True)
 class ResponseRecord:
     """One record of a responses file, its keys read (module doc)."""
 
-    where: str  # "file:line"
-    line: int
-    id: Optional[str]  # None: the record has no id
-    has_response: bool  # a response key is present (its value may be null)
-    response: Optional[str]
-    gt: Optional[str]  # None: absent or null
-    question: Optional[str]
-    fields: dict  # the record as read
+    __slots__ = ("file", "_line", "id", "has_response", "response", "gt", "question", "fields")
+
+    def __init__(self, file: str, line: Union[int, tuple], id: Optional[str], has_response: bool,
+                 response: Optional[str], gt: Optional[str], question: Optional[str], fields: dict):
+        self.file = file
+        self._line = line  # the line, or (item index, _ListLines) until it is asked for
+        self.id = id  # None: the record has no id
+        self.has_response = has_response  # a response key is present (its value may be null)
+        self.response = response
+        self.gt = gt  # None: absent or null
+        self.question = question
+        self.fields = fields  # the record as read
+
+    @property
+    def line(self) -> int:
+        """The line the record starts on."""
+        if self._line.__class__ is tuple:
+            index, lines = self._line
+            self._line = lines.of(index)
+        return self._line
+
+    @property
+    def where(self) -> str:
+        """``file:line``, what every error about the record starts with."""
+        return f"{self.file}:{self.line}"
 
 
 def read_response_records(path: Union[str, Path]) -> Iterator[ResponseRecord]:
     """Every record of the file at ``path`` in file order (rules: module doc)."""
     name = str(path)
     for line, obj in _objects(path):
-        where = f"{name}:{line}"
-        qid = next((obj[k] for k in ID_KEYS if obj.get(k) is not None), None)
-        if qid is not None and (isinstance(qid, bool) or not isinstance(qid, (str, int))):
-            raise ResponseFileError(f"{where}: the id must be text or a number, got {type(qid).__name__}")
-        present = [k for k in RESPONSE_KEYS if k in obj]
-        if len(present) > 1 and obj[present[0]] != obj[present[1]]:
-            raise ResponseFileError(f"{where}: both {present[0]!r} and {present[1]!r}, with different values")
-        response = _text(obj[present[0]], present[0], where, numbers=True) if present else None
-        gt_key = next((k for k in GT_KEYS if obj.get(k) is not None), None)
-        gt = _text(obj[gt_key], gt_key, where) if gt_key else None
-        question = _text(obj["question"], "question", where, numbers=True) if obj.get("question") is not None else None
-        yield ResponseRecord(where, line, None if qid is None or str(qid) == "" else str(qid), bool(present),
-                             response, gt, question, obj)
+        rec = ResponseRecord(name, line, None, False, None, None, None, obj)
+        qid = obj.get(ID_KEYS[0])
+        if qid is None:
+            qid = obj.get(ID_KEYS[1])
+        if qid is not None:
+            if qid.__class__ is not str:
+                if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+                    raise ResponseFileError(f"{rec.where}: the id must be text or a number, got {type(qid).__name__}")
+                qid = str(qid)
+            if qid:
+                rec.id = qid
+        first, second = RESPONSE_KEYS
+        key = first if first in obj else (second if second in obj else None)
+        if key is not None:
+            if key == first and second in obj and obj[second] != obj[first]:
+                raise ResponseFileError(f"{rec.where}: both {first!r} and {second!r}, with different values")
+            rec.has_response = True
+            rec.response = _text(obj[key], key, rec, numbers=True)
+        for key in GT_KEYS:
+            gt = obj.get(key)
+            if gt is not None:
+                rec.gt = _text(gt, key, rec)
+                break
+        question = obj.get("question")
+        if question is not None:
+            rec.question = _text(question, "question", rec, numbers=True)
+        yield rec
 
 
-def _text(value: Any, key: str, where: str, numbers: bool = False) -> Optional[str]:
-    if value is None or isinstance(value, str):
+def _text(value: Any, key: str, rec: ResponseRecord, numbers: bool = False) -> Optional[str]:
+    if value is None or value.__class__ is str:
         return value
     if numbers and isinstance(value, (int, float)) and not isinstance(value, bool):
         return json.dumps(value)
     allowed = "text, a number or null" if numbers else "text"
-    raise ResponseFileError(f"{where}: {key!r} must be {allowed}, got {type(value).__name__}")
+    raise ResponseFileError(f"{rec.where}: {key!r} must be {allowed}, got {type(value).__name__}")
 
 
-def _objects(path: Union[str, Path]) -> Iterator[tuple[int, dict]]:
-    """(line, object) pairs of a JSONL file or of a JSON list."""
+def _objects(path: Union[str, Path]) -> Iterator[tuple[Union[int, tuple], dict]]:
+    """(line, object) pairs of a JSONL file or of a JSON list (an item's line: (index, _ListLines))."""
     text = _head(path)
     if not text.lstrip().startswith("["):
         try:
@@ -87,7 +120,33 @@ def _objects(path: Union[str, Path]) -> Iterator[tuple[int, dict]]:
         except JsonlError as exc:
             raise ResponseFileError(str(exc)) from None
         return
-    yield from _list_items(str(path), _whole(path))
+    text = _whole(path)
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError:  # the scan names the line at fault
+        items = None
+    if items.__class__ is not list:
+        for line, obj in _list_items(str(path), text):
+            yield line, obj
+        return
+    lines = _ListLines(str(path), text)
+    for i, obj in enumerate(items):
+        if obj.__class__ is not dict:
+            raise ResponseFileError(f"{path}:{lines.of(i)}: expected a JSON object, got {type(obj).__name__}")
+        yield (i, lines), obj
+
+
+class _ListLines:
+    """The line each item of a well-formed JSON list starts on, found by one scan on the first question."""
+
+    def __init__(self, name: str, text: str):
+        self.name, self._text, self._lines = name, text, None
+
+    def of(self, index: int) -> int:
+        if self._lines is None:
+            self._lines = [line for line, _ in _list_items(self.name, self._text)]
+            self._text = None
+        return self._lines[index]
 
 
 def _read(path: Union[str, Path], size: int = -1) -> str:

@@ -31,187 +31,28 @@ Every mode compares *sets* of values. ``unanswered`` is one flag per prediction 
 mode (strict's reading), so that both modes report the same count; in ``paper`` mode the
 left-out predictions are among them.
 
-Scores come wide (:func:`score_frame`: a column per metric, for one scoring mode) or long
-(:func:`to_long`, :func:`scores_table`: one row per prediction, scoring mode and metric, with
-``metric`` and ``value``: what ``eval_scores`` holds). :func:`mean_scores` is the one place
-scores are averaged (the CLI, the breakdowns and the report use it; ``eval_summary`` is its SQL
-twin). No dbt imports.
+Scores come as lists, line by line (:mod:`evaluation_py.scoring.line_scores`: :func:`score_lists`, what the
+CLI scores a file with, in plain Python), wide (:func:`score_frame`: a column per metric, for one scoring
+mode) or long (:func:`to_long`, :func:`scores_table`: one row per prediction, scoring mode and metric, with
+``metric`` and ``value``: what ``eval_scores`` holds). Long scores are averaged by :func:`mean_scores` (the
+breakdowns and the report; ``eval_summary`` is its SQL twin), the lines of one scoring by
+:func:`~evaluation_py.scoring.line_scores.line_means` (the CLI, :func:`summarize`). No dbt imports.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import pandas as pd
 
-from generator_py.release.gt import gt_value_list, gt_values
+from generator_py.release.gt import gt_values
 
-from . import extraction, metrics, strict_reading as strict_rules
-from .metrics import Match
+from . import extraction, metrics
+from .line_scores import (FLAG_COLUMNS, PAPER_METRICS, checked_metric_names, dataset_of,  # re-exported
+                          default_metrics, line_means, paper_match, score_lists, score_one)
 from ..modes.outcomes import answers_for_scoring
-from .paper_reading import (clean_response, gpt_values, hitab_values, is_left_out, is_missing, percent_free,
-                            response_value_list, response_values)
+from .paper_reading import clean_response, response_values
 from .scoring_modes import (BUILD_SCORING_MODES, DEFAULT_SCORING_MODE, SCORING_MODE_READINGS,  # re-exported
                             SCORING_MODES)
-
-# the paper reading's variants: what each does to the response's values before they are compared
-_VALUE_RULES = {"paper": None, "paper-hitab": percent_free, "paper-gpt": gpt_values}
-
-FLAG_COLUMNS = ("left_out", "unanswered")
-
-
-def _check_scoring_mode(scoring_mode: str) -> None:
-    if scoring_mode not in SCORING_MODES:
-        raise ValueError(f"unknown scoring mode {scoring_mode!r}; expected one of {SCORING_MODES}")
-
-
-def paper_match(resp: frozenset, gt: frozenset) -> Match:
-    """The release's comparison of two value sets: the values both hold match."""
-    inter = len(resp & gt)
-    return Match(len(resp), inter, len(gt), inter)
-
-
-# The release's four metrics: what paper mode computes unless others are asked for.
-PAPER_METRICS = ("precision", "recall", "f1", "cc")
-
-
-def default_metrics(scoring_mode: str) -> tuple[str, ...]:
-    """The metrics computed when none are asked for: paper mode the release's four, strict mode every
-    registered metric of a value match (the text metrics, ROUGE-L and BLEU, are asked for by name)."""
-    _check_scoring_mode(scoring_mode)
-    if SCORING_MODE_READINGS[scoring_mode] == "paper":
-        return PAPER_METRICS
-    return tuple(n for n in metrics.scored_names() if metrics.get(n).reads == "match")
-
-
-def checked_metric_names(names: Iterable[str]) -> tuple[str, ...]:
-    """``names`` in registration order, each a scored metric; a clear error naming an unknown one."""
-    asked = list(dict.fromkeys(n.strip() for n in names if n.strip()))
-    scored = metrics.scored_names()
-    unknown = [n for n in asked if n not in scored]
-    if unknown:
-        raise ValueError(f"unknown metric {unknown[0]!r}; the scored metrics are {', '.join(scored)}")
-    if not asked:
-        raise ValueError(f"no metric asked for; the scored metrics are {', '.join(scored)}")
-    return tuple(n for n in scored if n in asked)
-
-
-def score_lists(responses: Sequence, gts: Sequence, scoring_mode: str = DEFAULT_SCORING_MODE,
-                readings: dict | None = None, metric_names: Iterable[str] | None = None,
-                instructions: Sequence | None = None) -> dict[str, list]:
-    """Score parallel lists of answers and gt strings: one list per metric of ``metric_names`` (default:
-    every scored metric, :func:`evaluation_py.scoring.metrics.scored_names`), and ``left_out`` and ``unanswered``.
-
-    Readings are cached per distinct response and ground truth (a build repeats both a lot),
-    metric values per distinct match; ``readings`` (a dict) shares strict mode's response
-    readings between calls on the same responses, so that scoring both modes reads each
-    response the strict way once. A ``text`` metric compares the values each side holds as the
-    mode reads them, joined by a space in their order (strict: the normalised values; paper: the
-    cleaned response's and the gt's values); an unanswered or left-out response's text is empty.
-    ``instructions``: per response its question's output instruction (None where it states none), what an
-    ``instruction`` metric checks the response against; default none.
-    """
-    _check_scoring_mode(scoring_mode)
-    if len(responses) != len(gts):
-        raise ValueError(f"responses and gts differ in length: {len(responses)} != {len(gts)}")
-    names = metrics.scored_names() if metric_names is None else checked_metric_names(metric_names)
-    registered = [metrics.get(name) for name in names]
-    by_match = [m for m in registered if m.reads == "match"]
-    by_text = [m for m in registered if m.reads == "text"]
-    by_refusal = [m for m in registered if m.reads == "refusal"]
-    by_instruction = [m for m in registered if m.reads == "instruction"]
-    if instructions is None:
-        instructions = [None] * len(responses)
-    elif len(instructions) != len(responses):
-        raise ValueError(f"responses and instructions differ in length: {len(responses)} != {len(instructions)}")
-    out: dict[str, list] = {c: [] for c in (*(m.name for m in registered), *FLAG_COLUMNS)}
-    columns = [out[m.name] for m in by_match]
-    text_columns = [out[m.name] for m in by_text]
-    refusal_columns = [(out[m.name], m.score) for m in by_refusal]
-    instruction_columns = [(out[m.name], m.score) for m in by_instruction]
-    values_of: dict[Match, tuple] = {}
-    text_values_of: dict[tuple, tuple] = {}
-    strict_cache: dict = {} if readings is None else readings
-    gt_cache: dict = {}
-    gt_text_cache: dict = {}
-    paper_cache: dict = {}
-    paper_text_cache: dict = {}
-    refusal_gts: dict = {}  # paper mode: whether a gt is the documented refusal, read the strict way
-    read, read_gt = strict_rules.read_response, strict_rules.read_gt
-    strict = scoring_mode == "strict"
-    value_rule, hitab = _VALUE_RULES.get(scoring_mode), scoring_mode == "paper-hitab"
-    for resp, gt, instruction in zip(responses, gts, instructions):
-        gt_override = None
-        gt = "" if is_missing(gt) else str(gt)
-        key = None if is_missing(resp) else str(resp)
-        reading = strict_cache.get(key)
-        if reading is None:
-            reading = strict_cache[key] = read(key)
-        g = gt_cache.get(gt)
-        if g is None:
-            g = gt_cache[gt] = read_gt(gt) if strict else gt_values(gt)
-        answer_text = ""
-        if strict:
-            match, left_out = strict_rules.match(reading, g), False
-            if by_text and not reading.unanswered:
-                answer_text = " ".join(v[0][0] for v in reading.values)
-        elif key is None or is_left_out(key):
-            match, left_out = Match(0, 0, len(g), 0), True
-        else:
-            rlist = paper_cache.get(key)
-            if rlist is None:
-                rlist = response_value_list(clean_response(key))
-                rlist = paper_cache[key] = value_rule(rlist) if value_rule else rlist
-            rset, gset = frozenset(rlist), g
-            if hitab:
-                rset, gset = hitab_values(rset, g)
-            match, left_out = paper_match(rset, gset), False
-            if by_text:
-                if gset is not g:  # the number rule read both values anew: the texts are those values
-                    (answer_text,), (gt_override,) = rset, gset
-                else:
-                    answer_text = paper_text_cache.get(key)
-                    if answer_text is None:
-                        answer_text = paper_text_cache[key] = _joined(rlist)
-        values = values_of.get(match)
-        if values is None:
-            values = values_of[match] = tuple(m.score(match) for m in by_match)
-        for col, v in zip(columns, values):
-            col.append(v)
-        if by_text:
-            gt_text = gt_text_cache.get(gt)
-            if gt_text is None:
-                gt_text = gt_text_cache[gt] = (" ".join(t for t, _, _ in g.values) if strict
-                                               else _joined(gt_value_list(gt)))
-            pair = (answer_text, gt_text if gt_override is None else gt_override)
-            text_values = text_values_of.get(pair)
-            if text_values is None:
-                text_values = text_values_of[pair] = tuple(m.score(*pair) for m in by_text)
-            for col, v in zip(text_columns, text_values):
-                col.append(v)
-        if by_refusal:
-            unanswerable = g.refusal if strict else refusal_gts.get(gt)
-            if unanswerable is None:
-                unanswerable = refusal_gts[gt] = read_gt(gt).refusal
-            for col, score in refusal_columns:
-                col.append(score(reading.refused, unanswerable))
-        for col, score in instruction_columns:
-            col.append(score(key, instruction))
-        out["left_out"].append(left_out)
-        out["unanswered"].append(reading.unanswered)
-    return out
-
-
-def _joined(values: Iterable[str]) -> str:
-    """Distinct non-empty values, stripped, in their order, joined by a space (a text metric's input)."""
-    return " ".join(dict.fromkeys(v for v in (x.strip() for x in values) if v))
-
-
-def score_one(response: str | None, gt: str, scoring_mode: str = DEFAULT_SCORING_MODE,
-              inference_mode: str = extraction.DEFAULT_INFERENCE_MODE) -> dict:
-    """Score one response against one ``gt`` string: every registered metric, ``left_out``, ``unanswered``."""
-    answer = extraction.extract([response], inference_mode)
-    return {c: v[0] for c, v in score_lists(answer, [gt], scoring_mode).items()}
-
 
 def score_frame(df: pd.DataFrame, response_col: str = "response", gt_col: str = "gt",
                 scoring_mode: str = DEFAULT_SCORING_MODE, readings: dict | None = None,
@@ -287,27 +128,26 @@ def mean_scores(scores: pd.DataFrame, by: Iterable[str] = (), count_unanswered: 
 
 
 def summarize(scored_df: pd.DataFrame, by: Iterable[str] | None = None) -> pd.DataFrame:
-    """Wide view of :func:`mean_scores` over a :func:`score_frame` result (what the CLI prints).
+    """The means of a :func:`score_frame` result (what the CLI prints), by
+    :func:`evaluation_py.scoring.line_scores.line_means`.
 
     Columns: the ``by`` columns, ``n`` (predictions in the group, left-out ones included),
     ``left_out`` (how many were left out of the means), ``unanswered`` (how many gave no answer)
     and the mean of every metric the frame was scored with over the predictions not left out (NaN when a
-    group has none). With ``by`` empty, one row.
+    group has none). With ``by`` empty, one row; groups sorted.
     """
     by = list(by or [])
     names = [n for n in metrics.scored_names() if n in scored_df.columns]  # the metrics scored
     missing = [c for c in [*by, *names, *FLAG_COLUMNS] if c not in scored_df.columns]
     if missing:
         raise KeyError(f"columns missing from scored frame: {missing}")
-    # NaN rows kept: every metric has the same n, a partial one's mean is over the rows it applies to
-    means = mean_scores(to_long(scored_df[[*by, *names, *FLAG_COLUMNS]], names, keep_undefined=True), by,
-                        count_unanswered=True)
-    keys = [*by, "n", "n_left_out", "unanswered"]
-    wide = means.set_index([*keys, "metric"])["value"].unstack("metric").reset_index()
-    wide.columns.name = None
-    wide["n"] = wide["n"] + wide["n_left_out"]
-    wide = wide.rename(columns={"n_left_out": "left_out"})
-    return wide[[*by, "n", "left_out", "unanswered", *names]].reset_index(drop=True)
+    lists = {c: scored_df[c].tolist() for c in [*names, *FLAG_COLUMNS]}
+    lists["left_out"] = [bool(x) if x == x else False for x in lists["left_out"]]
+    lists["unanswered"] = [bool(x) if x == x else False for x in lists["unanswered"]]
+    keys = list(zip(*(scored_df[c].tolist() for c in by))) if by else None
+    means = line_means(lists, names, keys)
+    rows = [{**({c: v for c, v in zip(by, key)} if by else {}), **m} for key, m in means.items()]
+    return pd.DataFrame(rows, columns=[*by, "n", "left_out", "unanswered", *names])
 
 
 SCORE_QUESTION_COLUMNS = ("question_id", "source", "dataset", "template_id", "answer_gt")
@@ -421,16 +261,3 @@ def n_values_expected(answer_gt) -> int:
     if answer_gt is None or (isinstance(answer_gt, float) and pd.isna(answer_gt)):
         return 0
     return _count_values(gt_values(answer_gt))
-
-
-def dataset_of(question_id: str) -> str:
-    """The dataset of a question id.
-
-    Release ids start with their dataset (``psa--1--102--A0`` -> ``psa``); the project's synthetic
-    ids start with ``syn`` then the domain (``syn--accidents--casualties--v0007--r2--q03`` ->
-    ``accidents``), the dataset ``benchmark_questions`` gives them.
-    """
-    parts = str(question_id).split("--", 2)
-    if parts[0] == "syn" and len(parts) > 1 and parts[1]:
-        return parts[1]
-    return parts[0]

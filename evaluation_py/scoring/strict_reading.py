@@ -59,7 +59,7 @@ import json
 import re
 from decimal import Decimal
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from generator_py.release.gt import gt_value_list
 
@@ -88,6 +88,7 @@ _BLANK_LINE_RE = re.compile(r"\n[ \t]*\n")
 _FENCE_RE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _LIST_MARK_RE = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
 _SEPARATOR_CELL_RE = re.compile(r"^:?-{2,}:?$")
+_CELL_SPLIT_RE = re.compile(r"[|\n]")
 _EDGE = " \t\"'`*_{}“”‘’"
 _SPACES_RE = re.compile(r"\s+")
 _NUMBER_RE = re.compile(r"([+-]?)[$€£]?(\d{1,3}(?:,\d{3})+|\d*)(\.\d+)?\s?%?")
@@ -96,6 +97,7 @@ _YES_NO_RE = re.compile(r"^(yes|no)[,.!;:]")
 _DIGIT_RE = re.compile(r"\d")
 _NUMBER_LIST_SPLIT_RE = re.compile(r",\s+|\s*;\s*|\s+and\s+")
 _NUMBER_ENDS = frozenset("0123456789%")
+_NOT_NUMERIC_RE = re.compile(r"[^\d .,|{}\t-]")  # a character other than digits, spaces and separators
 
 
 # Plain tuples, not named ones: a build reads hundreds of thousands of values.
@@ -239,21 +241,27 @@ def _json_array(answer: str) -> list[str] | None:
 
 def split_values(answer: str) -> list[str]:
     """The raw values of an answer part: "Values" in the module doc."""
+    return list(_raw_values(answer))
+
+
+def _raw_values(answer: str) -> Iterator[str]:
+    """split_values, one at a time."""
     items = _json_array(answer) if "[" in answer else None
     if items is not None:
-        return items
+        yield from items
+        return
     if "|" in answer:
-        cells = re.split(r"[|\n]", answer.replace("{", "").replace("}", ""))
-        return [c for c in cells if not _SEPARATOR_CELL_RE.match(c.strip())]
-    out = []
+        for c in _CELL_SPLIT_RE.split(answer.replace("{", "").replace("}", "")):
+            if not _SEPARATOR_CELL_RE.match(c.strip()):
+                yield c
+        return
     for line in answer.split("\n"):
         line = _LIST_MARK_RE.sub("", line.strip())
         parts = _NUMBER_LIST_SPLIT_RE.split(line) if _DIGIT_RE.search(line) else ()
         if len(parts) > 1 and all(parse_number(_normalise(p)) is not None for p in parts):
-            out.extend(parts)  # a line of numbers: `40, 86 and 12`
+            yield from parts  # a line of numbers: `40, 86 and 12`
         else:
-            out.append(line)
-    return out
+            yield line
 
 
 def read_response(response) -> Reading:
@@ -267,13 +275,28 @@ def read_response(response) -> Reading:
     if _REFUSAL_RE.match(answer.lower().lstrip(_EDGE)):
         return UNANSWERED if answer.lower().lstrip(_EDGE).startswith("error") else REFUSED
     values: dict = {}
-    for raw in split_values(answer):
+    for raw in _raw_values(answer):
         v = read_value(raw)
         if v is not None:
             values.setdefault(v, None)
     if not values:
         return UNANSWERED
     return Reading(tuple(values), False)
+
+
+def is_unanswered(response) -> bool:
+    """``read_response(response).unanswered``, read no further than the first value (what paper mode asks)."""
+    if is_missing(response):
+        return True
+    response = str(response)
+    if _DIGIT_RE.search(response) and not _NOT_NUMERIC_RE.search(response) and not _LIST_MARK_RE.match(response.strip()):
+        return False  # one line of digits and separators, no list mark: nothing cuts or drops a digit, a value
+    if response.lower().strip().startswith(LEFT_OUT_PREFIXES):
+        return True
+    answer = answer_part(response)
+    if _REFUSAL_RE.match(answer.lower().lstrip(_EDGE)):
+        return True
+    return all(read_value(raw) is None for raw in _raw_values(answer))
 
 
 @lru_cache(maxsize=None)

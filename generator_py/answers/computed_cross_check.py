@@ -12,6 +12,7 @@ from typing import Optional
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..questions.families import ALL_FAMILIES
 from ..tables.relational import relational_rows
@@ -51,7 +52,7 @@ class Columns:
         return dict(zip(zip(*cols), self.value[m])) if keys else {}
 
 
-def relational_columns(rows: pd.DataFrame) -> dict[str, Columns]:
+def relational_columns(rows: "pd.DataFrame | pa.Table") -> dict[str, Columns]:
     """Columns per table of int_relational_rows."""
     return {tid: Columns(t.row_attributes, t.col_attributes, [r[:-1] for r in t.records], [r[-1] for r in t.records])
             for tid, t in relational_rows(rows).items()}
@@ -72,7 +73,7 @@ def answer_text(rows: list[list]) -> str:
     return " | ".join(str(v) for row in rows for v in row)
 
 
-def family_cross_check(questions: pd.DataFrame, rows: pd.DataFrame, grid: pd.DataFrame) -> pd.DataFrame:
+def family_cross_check(questions: pd.DataFrame, rows: "pd.DataFrame | pa.Table", grid: pd.DataFrame) -> pd.DataFrame:
     """Per question of a computing family (question_id, table_id, family, spec_json, py_answer_json): the
     generator's answer (its values joined by ` | `, `answer_text`), the check's, and whether they agree. `rows`: int_relational_rows of their tables;
     `grid`: int_table_grid rows (table_id, grid_row, grid_col, text, caption) of their tables."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pyarrow as pa
 
 from .sqlite_answers import compare_answers, sqlite_answers
 from ..tables.relational import relational_rows
@@ -12,7 +13,7 @@ from ..core.rng import stable_int
 SAMPLE_SIZE = 1000
 
 
-def table_frames(rows: pd.DataFrame, table_ids: set[str]) -> dict[str, pd.DataFrame]:
+def table_frames(rows: "pd.DataFrame | pa.Table", table_ids: set[str]) -> dict[str, pd.DataFrame]:
     """T_REL of each table as a frame: one text column per attribute and `Value`."""
     return {tid: pd.DataFrame(t.records, columns=t.names + ["Value"])
             for tid, t in relational_rows(rows, table_ids).items()}
@@ -26,7 +27,7 @@ def choose_questions(questions: pd.DataFrame, check_all: bool, seed: int) -> pd.
     return questions.sort_values("question_id")
 
 
-def cross_check_frame(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+def cross_check_frame(questions: pd.DataFrame, answers: pd.DataFrame, rows: "pd.DataFrame | pa.Table") -> pd.DataFrame:
     """SQLite vs DuckDB for `questions` (answers and rows may cover more questions and tables)."""
     expected: dict[str, list[list]] = {}
     answers = answers.sort_values(["question_id", "answer_row"])

@@ -1,6 +1,7 @@
 """What every part of the generator uses: seeded randomness (`rng`), the canonical number and value
 text (`formatting`), errors that name the seed row to fix (`errors`) and the registry type
-(`registry`), and the lazy package fronts (`lazy_front`).
+(`registry`), the lazy package fronts (`lazy_front`) and Python work run in a forked child process, off the
+dbt process's GIL (`child_process`).
 
 The names below are a lazy front: each is imported from its module on first use."""
 from .lazy_front import lazy_front

@@ -88,6 +88,8 @@ def check_frame(frame: pd.DataFrame, required: Iterable[str], id_column: str, na
 
 def sorted_by_id(frame: pd.DataFrame, id_column: str) -> pd.DataFrame:
     """Rows ordered by the id's text (not by the frame's order or index): the exports' row order."""
-    keys = frame[id_column].map(str)
-    order = sorted(range(len(frame)), key=lambda i: keys.iat[i])
+    keys = [str(k) for k in frame[id_column].tolist()]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    if order == list(range(len(keys))):
+        return frame.reset_index(drop=True)
     return frame.iloc[order].reset_index(drop=True)

@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..answers.sql_cross_check import choose_questions, cross_check_frame
 from ..tables.relational import relational_rows
@@ -69,7 +70,7 @@ def obfuscated_grid(cells: pd.DataFrame, instances: pd.DataFrame, words: pd.Data
     return obfuscate_grid(grid[columns], word_map(words))
 
 
-def _table_words(instances: pd.DataFrame, rows: pd.DataFrame, attributes: pd.DataFrame) -> dict:
+def _table_words(instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table", attributes: pd.DataFrame) -> dict:
     spoken: dict = {}
     for domain, name, said in zip(attributes["domain"], attributes["attribute_name"], attributes["spoken_name"]):
         if isinstance(said, str):
@@ -82,7 +83,7 @@ def _table_words(instances: pd.DataFrame, rows: pd.DataFrame, attributes: pd.Dat
                                                       instances["col_attributes"])}
 
 
-def obfuscated_questions(questions: pd.DataFrame, instances: pd.DataFrame, rows: pd.DataFrame,
+def obfuscated_questions(questions: pd.DataFrame, instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table",
                          attributes: pd.DataFrame, words: pd.DataFrame) -> pd.DataFrame:
     """The variant's int_question_instances (plus original_question_id, original_table_id)."""
     questions = as_lists(questions, ("sql_literals", "projected_attributes", "aggregations"))
@@ -99,7 +100,7 @@ def _answers_by_question(answers: pd.DataFrame) -> dict:
     return out
 
 
-def obfuscation_check(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame,
+def obfuscation_check(questions: pd.DataFrame, answers: pd.DataFrame, rows: "pd.DataFrame | pa.Table",
                       original_answers: pd.DataFrame, words: pd.DataFrame, check_all: bool,
                       seed: int) -> pd.DataFrame:
     """Per obfuscated question: `sql_gives_answer` (its SQL text, run in SQLite on the obfuscated relational

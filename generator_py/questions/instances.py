@@ -20,7 +20,7 @@ import pyarrow as pa
 from . import (FAMILIES, METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, FamilyRegistry, Measure,
                         generate_questions, load_domain_nl)
 from .spec import VALUE, Rows
-from ..tables.relational import RelationalTable, ShownAggregate, TableAttribute, label_text, relational_rows
+from ..tables.relational import RelationalTable, ShownAggregate, TableAttribute, label_lists, relational_rows
 from ..vocabulary.templates import load_templates
 from ..vocabulary.domains import load_domains
 from ..vocabulary.knowledge import domain_knowledge, load_groupings, load_units
@@ -61,9 +61,10 @@ class PlainRelationalTable(RelationalTable):
         return f
 
 
-def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: pd.DataFrame,
+def relational_tables(instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table", aggregates: "pd.DataFrame | pa.Table",
                       header_cells: Optional[pd.DataFrame] = None) -> list[RelationalTable]:
-    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells,
+    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells
+    (frames, or Arrow tables as DuckDB hands them over),
     `header_cells` (optional: table_id, grid_row, grid_col, role, text of the header cells of int_hct_cells)
     what the header naming family asks about.
 
@@ -73,10 +74,16 @@ def relational_tables(instances: pd.DataFrame, rows: pd.DataFrame, aggregates: p
     canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
     by_table = relational_rows(rows, canon=canon)
     aggs_by_table: dict[str, list] = {}
-    for tid, rg, cg, v in zip(aggregates["table_id"].tolist(), aggregates["row_group"].tolist(),
-                              aggregates["col_group"].tolist(), aggregates["value"].tolist()):
+    if not isinstance(aggregates, pa.Table):
+        aggregates = pa.table({"table_id": pa.array(aggregates["table_id"].tolist(), pa.string()),
+                               "row_group": pa.array([list(x) for x in aggregates["row_group"]], pa.list_(pa.string())),
+                               "col_group": pa.array([list(x) for x in aggregates["col_group"]], pa.list_(pa.string())),
+                               "value": pa.array(aggregates["value"].tolist(), pa.float64())})
+    row_groups, row_bounds = label_lists(aggregates["row_group"], canon)
+    col_groups, col_bounds = label_lists(aggregates["col_group"], canon)
+    for i, (tid, v) in enumerate(zip(aggregates["table_id"].to_pylist(), aggregates["value"].to_pylist())):
         aggs_by_table.setdefault(tid, []).append(ShownAggregate(
-            tuple(label_text(x, canon) for x in rg), tuple(label_text(x, canon) for x in cg), float(v)))
+            tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]), tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), v))
     headers_by_table: dict[str, list] = {}
     if header_cells is not None:
         for tid, r, c, role, text in zip(*(header_cells[k].tolist() for k in ("table_id", "grid_row", "grid_col",

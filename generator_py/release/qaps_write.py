@@ -80,7 +80,8 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
     questions = sorted_by_id(questions, "question_id")
 
     by_table: dict[str, list[dict[str, Any]]] = {str(t): [] for t in tables["table_id"]}
-    for q in questions.to_dict("records"):
+    for q in _records(questions, ("question_id", "table_id", "question", "answer_gt",
+                                  *RELEASE_QUESTION_PROPERTY_COLUMNS.values())):
         tid = str(q["table_id"])
         if tid not in by_table:
             raise ValueError(f"questions: {q['question_id']}: table_id {tid!r} is not in tables")
@@ -88,7 +89,9 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
 
     out: list[dict[str, Any]] = []
     has = {c: c in tables.columns for c in EXTRA_TABLE_INFO_KEYS}
-    for t in tables.to_dict("records"):
+    table_columns = ("table_id", "csv", "html", "markdown", *RELEASE_TABLE_PROPERTY_COLUMNS.values(),
+                     *(c for c in ("release_csv", *EXTRA_TABLE_INFO_KEYS) if c in tables.columns))
+    for t in _records(tables, table_columns):
         tid = str(t["table_id"])
         table_properties = {
             name: bool(as_bool(t[column], f"tables: {tid}: {column}"))
@@ -111,6 +114,12 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
                 info[key] = as_text(t[key])
         out.append({"table_id": tid, "table_info": info, "questions": by_table[tid]})
     return out
+
+
+def _records(frame: pd.DataFrame, columns) -> list[dict[str, Any]]:
+    """The frame's rows as dicts of the named columns (`to_dict("records")` boxes every cell of every column)."""
+    columns = list(dict.fromkeys(columns))
+    return [dict(zip(columns, row)) for row in zip(*(frame[c].tolist() for c in columns))]
 
 
 def qaps_bytes(qaps: Any) -> bytes:

@@ -7,6 +7,8 @@ from typing import Iterable, NamedTuple, Optional
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 
 @dataclass(frozen=True)
@@ -82,32 +84,78 @@ def _items(v) -> list:
     return v.tolist() if isinstance(v, np.ndarray) else list(v)
 
 
-def relational_rows(rows: pd.DataFrame, table_ids: Optional[Iterable[str]] = None,
+_ROW_COLUMNS = ("table_id", "rel_row", "row_labels", "col_labels", "value")
+_NAME_COLUMNS = ("row_attributes", "col_attributes")
+
+
+def relational_rows(rows: "pd.DataFrame | pa.Table", table_ids: Optional[Iterable[str]] = None,
                     canon: Optional[dict] = None) -> dict[str, TableRows]:
     """The one reader of int_relational_rows (columns table_id, rel_row, row_labels, col_labels, value and,
-    when present, row_attributes, col_attributes): table_id -> its TableRows, only `table_ids` when given.
+    when present, row_attributes, col_attributes; a frame, or an Arrow table as DuckDB hands it over, which is
+    read without a Python object per cell): table_id -> its TableRows, only `table_ids` when given.
     `canon` (label -> itself) is shared with a caller that interns more labels of the same tables."""
-    wanted = None if table_ids is None else set(table_ids)
-    has_names = "row_attributes" in rows and "col_attributes" in rows
-    n = len(rows)
-    row_names = rows["row_attributes"].tolist() if has_names else [()] * n
-    col_names = rows["col_attributes"].tolist() if has_names else [()] * n
     canon = {} if canon is None else canon
-    by_table: dict[str, tuple] = {}
-    for tid, rel, rl, cl, v, rn, cn in zip(rows["table_id"].tolist(), rows["rel_row"].tolist(),
-                                           rows["row_labels"].tolist(), rows["col_labels"].tolist(),
-                                           rows["value"].tolist(), row_names, col_names):
-        if wanted is not None and tid not in wanted:
-            continue
-        entry = by_table.get(tid)
-        if entry is None:
-            entry = by_table[tid] = (tuple(str(x) for x in _items(rn)), tuple(str(x) for x in _items(cn)), [])
-        rec = [label_text(x, canon) for x in _items(rl)]
-        rec.extend(label_text(x, canon) for x in _items(cl))
-        rec.append(float(v))
-        entry[2].append((rel, tuple(rec)))
-    out = {}
-    for tid, (rn, cn, recs) in by_table.items():
-        recs.sort(key=lambda r: r[0])
-        out[tid] = TableRows(rn, cn, [r for _, r in recs])
+    table = _as_arrow(rows)
+    if table_ids is not None:
+        table = table.filter(pc.is_in(table["table_id"], value_set=pa.array(list(set(table_ids)), pa.string())))
+    has_names = all(c in table.column_names for c in _NAME_COLUMNS)
+    if table.num_rows == 0:
+        return {}
+    order = pc.sort_indices(table.select(["table_id", "rel_row"]),
+                            [("table_id", "ascending"), ("rel_row", "ascending")]).to_numpy().tolist()
+    tids = table["table_id"].to_pylist()
+    values = table["value"].to_numpy().tolist()
+    row_labels, row_bounds = label_lists(table["row_labels"], canon)
+    col_labels, col_bounds = label_lists(table["col_labels"], canon)
+    names = [label_lists(table[c], {}) for c in _NAME_COLUMNS] if has_names else None
+    out: dict[str, TableRows] = {}
+    start, n = 0, len(order)
+    while start < n:
+        tid = tids[order[start]]
+        end = start + 1
+        while end < n and tids[order[end]] == tid:
+            end += 1
+        first = order[start]
+        if names is not None:
+            (rn, rb), (cn, cb) = names
+            rnames = tuple(str(x) for x in rn[rb[first]:rb[first + 1]])
+            cnames = tuple(str(x) for x in cn[cb[first]:cb[first + 1]])
+        else:
+            rnames = cnames = ()
+        records = [(*row_labels[row_bounds[i]:row_bounds[i + 1]], *col_labels[col_bounds[i]:col_bounds[i + 1]],
+                    values[i]) for i in order[start:end]]
+        out[tid] = TableRows(rnames, cnames, records)
+        start = end
     return out
+
+
+def _as_arrow(rows) -> "pa.Table":
+    if isinstance(rows, pa.Table):
+        return rows
+    columns = [c for c in (*_ROW_COLUMNS, *_NAME_COLUMNS) if c in rows.columns]
+    types = {"table_id": pa.string(), "rel_row": pa.int64(), "value": pa.float64()}
+    return pa.table({c: pa.array([_items_or_none(v) for v in rows[c].tolist()] if c not in types
+                                 else rows[c].tolist(), type=types.get(c, pa.list_(pa.string())))
+                     for c in columns})
+
+
+def _items_or_none(v):
+    """A frame's list cell as a list of text or None (NaN is NULL), for Arrow."""
+    if v is None:
+        return None
+    return [None if x is None or (isinstance(x, float) and x != x) else str(x) for x in _items(v)]
+
+
+def label_lists(column: "pa.ChunkedArray", canon: dict) -> tuple[list, list]:
+    """A list<text> Arrow column as one flat Python list of its labels (None for NULL, one str object per distinct
+    label, through `canon`) and each row's bounds in it (row i: flat[bounds[i]:bounds[i + 1]])."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if column.null_count:
+        column = pc.fill_null(column, pa.scalar([], column.type))
+    offsets = column.offsets
+    bounds = (pc.subtract(offsets, offsets[0]).to_numpy().tolist()) if len(column) else [0]
+    flat = column.values.slice(offsets[0].as_py(), offsets[-1].as_py() - offsets[0].as_py())
+    encoded = pc.dictionary_encode(flat.cast(pa.string()))
+    labels = [canon.setdefault(x, x) for x in encoded.dictionary.to_pylist()] + [None]
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).tolist()
+    return [labels[i] for i in codes], bounds

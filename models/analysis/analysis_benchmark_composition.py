@@ -5,13 +5,17 @@ from evaluation_py.analysis import benchmark_composition
 from evaluation_py.analysis.composition import choice_item_composition
 from evaluation_py.exports.finetune_sets import composition_rows
 from generator_py.dbt_glue.build_config import built_relation, stamp
+from generator_py.core.child_process import in_child_process
+from generator_py.dbt_glue.relations import question_text_columns, table_text_columns, without_columns
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     # the HCT-QA composition: its questions alone (a build with var question_suites [hctqa, treb] adds others)
-    out = benchmark_composition(dbt.ref("benchmark_tables").df(),
-                                dbt.ref("benchmark_questions").filter("suite = 'hctqa'").df())
+    out = in_child_process(benchmark_composition,
+                           without_columns(dbt.ref("benchmark_tables"), table_text_columns()).df(),
+                           without_columns(dbt.ref("benchmark_questions").filter("suite = 'hctqa'"),
+                                           question_text_columns()).df())
     config = dbt.ref("stg_build_config")
 
     def benchmark_finetune_exports():  # a nested def: dbt reads a Python model's refs there, not in a lambda

@@ -2,6 +2,7 @@
 from evaluation_py.analysis.table_size import scores_by_table_size
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.dbt_glue.vars import seed_var
+from generator_py.core.child_process import in_child_process
 
 
 def model(dbt, session):
@@ -10,5 +11,6 @@ def model(dbt, session):
     tables = dbt.ref("benchmark_tables").project("table_id, n_cells").df()
     predictions = dbt.ref("eval_predictions").project("cache_key, prompt_tokens").df()
     questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
-    out = scores_by_table_size(scores, tables, predictions, seed_var(dbt.config.get("seed")), questions)
+    out = in_child_process(scores_by_table_size, scores, tables, predictions, seed_var(dbt.config.get("seed")),
+                           questions)
     return stamp(out, dbt.ref("stg_build_config"))

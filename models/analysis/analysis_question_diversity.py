@@ -1,6 +1,7 @@
 """The paper's Table I statistics of this build's HCT-QA questions: see generator_py.questions.diversity."""
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.questions.diversity import diversity_table
+from generator_py.core.child_process import in_child_process
 
 
 def model(dbt, session):
@@ -8,4 +9,4 @@ def model(dbt, session):
     # the HCT-QA questions as generated or imported (the obfuscated twins and the treb suite aside)
     questions = dbt.ref("benchmark_questions").filter("suite = 'hctqa' and variant = 'original'").project(
         "table_id, source, template_id, question").df()
-    return stamp(diversity_table(questions), dbt.ref("stg_build_config"))
+    return stamp(in_child_process(diversity_table, questions), dbt.ref("stg_build_config"))

@@ -1,9 +1,12 @@
 """Breakdown of model scores: see evaluation_py.analysis.breakdowns.scores_by_aggregation_type."""
 from evaluation_py.analysis import scores_by_aggregation_type
 from generator_py.dbt_glue.build_config import stamp
+from generator_py.core.child_process import in_child_process
+from generator_py.dbt_glue.relations import question_text_columns, without_columns
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    out = scores_by_aggregation_type(dbt.ref("eval_scores").df(), dbt.ref("benchmark_questions").df())
+    out = in_child_process(scores_by_aggregation_type, dbt.ref("eval_scores").df(),
+                           without_columns(dbt.ref("benchmark_questions"), question_text_columns()).df())
     return stamp(out, dbt.ref("stg_build_config"))

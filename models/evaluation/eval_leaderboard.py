@@ -4,12 +4,14 @@ The original questions only (the obfuscated twins: analysis_obfuscation_gap)."""
 from evaluation_py.analysis.leaderboard import SCORE_INPUT_COLUMNS, leaderboard
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.dbt_glue.vars import seed_var
+from generator_py.core.child_process import in_child_process
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     scores = dbt.ref("eval_scores").project(", ".join(SCORE_INPUT_COLUMNS)).df()
-    questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
-    original = set(questions.loc[questions["variant"].fillna("original") == "original", "question_id"])
-    out = leaderboard(scores[scores["question_id"].isin(original)], seed_var(dbt.config.get("seed")))
+    twins = {q for (q,) in dbt.ref("benchmark_questions").filter("coalesce(variant, 'original') <> 'original'")
+             .project("question_id").fetchall()}
+    out = in_child_process(leaderboard, scores[[q not in twins for q in scores["question_id"].tolist()]] if twins
+                           else scores, seed_var(dbt.config.get("seed")))
     return stamp(out, dbt.ref("stg_build_config"))

@@ -9,7 +9,8 @@ from generator_py.dbt_glue.vars import seed_var
 def model(dbt, session):
     dbt.config(materialized="table")
     scores = dbt.ref("eval_scores").project(", ".join(SCORE_INPUT_COLUMNS)).df()
-    questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
-    original = set(questions.loc[questions["variant"].fillna("original") == "original", "question_id"])
-    out = comparisons(scores[scores["question_id"].isin(original)], seed_var(dbt.config.get("seed")))
+    twins = {q for (q,) in dbt.ref("benchmark_questions").filter("coalesce(variant, 'original') <> 'original'")
+             .project("question_id").fetchall()}
+    out = comparisons(scores[[q not in twins for q in scores["question_id"].tolist()]] if twins else scores,
+                      seed_var(dbt.config.get("seed")))
     return stamp(out, dbt.ref("stg_build_config"))

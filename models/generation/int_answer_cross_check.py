@@ -2,7 +2,9 @@
 with Python's sqlite3, must give the answer DuckDB computed. All questions with var cross_check: true,
 otherwise a fixed sample of 1,000."""
 from generator_py.answers.sql_cross_check import choose_questions, cross_check_frame
+from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.vars import bool_var, seed_var
+from generator_py.core.child_process import in_child_process
 
 
 def model(dbt, session):
@@ -16,6 +18,6 @@ def model(dbt, session):
     session.register("cross_check_chosen", chosen[["question_id", "table_id"]])
     answers = dbt.ref("int_question_answers").filter(
         "question_id in (select question_id from cross_check_chosen)").df()
-    rows = dbt.ref("int_relational_rows").filter(
-        "table_id in (select table_id from cross_check_chosen)").df()
-    return cross_check_frame(chosen, answers, rows)
+    rows = arrow_table(dbt.ref("int_relational_rows").filter(
+        "table_id in (select table_id from cross_check_chosen)"))
+    return in_child_process(cross_check_frame, chosen, answers, rows)

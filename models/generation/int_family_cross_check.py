@@ -1,6 +1,7 @@
 """Independent check of the answers of the families that compute their own (pandas/numpy on the relational
 rows, the grid's caption and header text): one row per such question, `agrees` tested true."""
 from generator_py.answers.computed_cross_check import family_cross_check
+from generator_py.dbt_glue.relations import arrow_table
 
 
 def model(dbt, session):
@@ -9,6 +10,6 @@ def model(dbt, session):
         "question_id, table_id, family, spec_json, py_answer_json").df()
     session.register("family_check_tables", questions[["table_id"]].drop_duplicates())
     chosen = "table_id in (select table_id from family_check_tables)"
-    rows = dbt.ref("int_relational_rows").filter(chosen).df()
+    rows = arrow_table(dbt.ref("int_relational_rows").filter(chosen))
     grid = dbt.ref("int_table_grid").filter(chosen).project("table_id, grid_row, grid_col, text, caption").df()
     return family_cross_check(questions, rows, grid)

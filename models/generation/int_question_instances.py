@@ -2,6 +2,7 @@
 its SQL text and NL question."""
 import pandas as pd
 
+from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.vars import question_suites_var, seed_var, variety_var
 from generator_py.questions.instances import generate_all, relational_tables, template_measures
 from generator_py.questions.families import families_for_suites
@@ -14,9 +15,9 @@ def model(dbt, session):
     dbt.config(materialized="table")
     families = families_for_suites(question_suites_var(dbt.config.get("question_suites")))
     # ordered: question generation draws from this list, so its order is part of the seed's outcome
-    aggregates = (dbt.ref("int_hct_cells").filter("role = 'aggregate'")
-                  .project("table_id, row_group, col_group, value").distinct()
-                  .order("table_id, row_group, col_group").df())
+    aggregates = arrow_table(dbt.ref("int_hct_cells").filter("role = 'aggregate'")
+                             .project("table_id, row_group, col_group, value").distinct()
+                             .order("table_id, row_group, col_group"))
     headers = None
     if any(f.reads_header_cells for f in families):  # the header cells a header naming question may blank
         roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
@@ -28,8 +29,8 @@ def model(dbt, session):
     measures = template_measures(dbt.ref("stg_domain_attributes").df(), dbt.ref("stg_domain_values").df(),
                                  dbt.ref("stg_domain_value_ranges").df(), dbt.ref("stg_table_templates").df(),
                                  *knowledge)
-    tables = relational_tables(dbt.ref("int_table_instances").df(), dbt.ref("int_relational_rows").df(), aggregates,
-                               headers)
+    tables = relational_tables(dbt.ref("int_table_instances").df(), arrow_table(dbt.ref("int_relational_rows")),
+                               aggregates, headers)
     nl_templates = dbt.ref("stg_nl_templates").df()
     if treb:  # the TReB families' phrasings (seed nl_templates_treb)
         nl_templates = pd.concat([tag_seed_rows(nl_templates, SEED_FILE),

@@ -70,3 +70,27 @@ def test_the_judge_takes_no_splits():
         parse_judge_model({"backend": "oracle", "splits": ["test"]})
     with pytest.raises(ValueError, match=r"var judge_model: key `shots` has no meaning for the judge"):
         parse_judge_model({"backend": "oracle", "shots": 1})
+
+
+def test_one_invocation_builds_the_requests_once(monkeypatch, tmp_path):
+    """eval_prompts, eval_requests and eval_predictions of one dbt invocation share the requests built from the
+    marts (relations); another invocation, or frames, build them anew."""
+    import duckdb
+    from dbt_common import invocation
+
+    con = duckdb.connect(str(tmp_path / "m.duckdb"))
+    con.register("q", QUESTIONS)
+    con.register("t", TABLES)
+    con.execute("create table benchmark_questions as select * from q; create table benchmark_tables as select * from t")
+    entries = repr([{"name": "all", "backend": "oracle"}])
+    monkeypatch.setattr(invocation, "get_invocation_id", lambda: "run-1")
+    first = eval_inputs_from_relations(con.table("benchmark_questions"), con.table("benchmark_tables"), entries, "42")
+    again = eval_inputs_from_relations(con.table("benchmark_questions"), con.table("benchmark_tables"), entries, "42")
+    assert again is first and len(first.requests) == 3 * N
+    other_seed = eval_inputs_from_relations(con.table("benchmark_questions"), con.table("benchmark_tables"), entries, "7")
+    assert other_seed is not first
+    monkeypatch.setattr(invocation, "get_invocation_id", lambda: "run-2")
+    later = eval_inputs_from_relations(con.table("benchmark_questions"), con.table("benchmark_tables"), entries, "42")
+    assert later is not first and [r.cache_key for r in later.requests] == [r.cache_key for r in first.requests]
+    frames = eval_inputs_from_relations(QUESTIONS, TABLES, entries, "42")
+    assert frames is not eval_inputs_from_relations(QUESTIONS, TABLES, entries, "42")

@@ -57,7 +57,7 @@ def test_both_readers_follow_the_rules(tmp_path):
     g = tmp_path / "r.jsonl.gz"
     with gzip.open(g, "wt", encoding="utf-8") as fh:
         fh.write('\ufeff{"id": "a", "response": "1", "gt": "{1}"}\n\n{"id": "b", "response": null, "gt": "{2}"}\n')
-    assert score_read(str(g))["id"].tolist() == ["a", "b"]
+    assert score_read(str(g)).ids == ["a", "b"]
     assert replay_read(g).responses == {"a": "1", "b": None}
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "response": "1", "gt": "{1}"}\n{oops\n')

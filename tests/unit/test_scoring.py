@@ -181,6 +181,22 @@ def test_paper_clean_response(raw, cleaned):
     assert clean_response(raw) == cleaned
 
 
+def test_paper_digit_commas_are_the_release_five_passes():
+    """Five non-overlapping passes of `(\\d),(\\d)` (the release) remove what one lookaround pass removes."""
+    import random
+    import re
+
+    rng = random.Random(7)
+    pass_re = re.compile(r"(\d),(\d)")
+    for _ in range(20000):
+        raw = "".join(rng.choice("0123456789,,, a.") for _ in range(rng.randrange(1, 40)))
+        five = raw.lower().strip()
+        for _ in range(5):
+            five = pass_re.sub(r"\1\2", five)
+        assert clean_response(raw) == clean_response(five), raw
+    assert clean_response("1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8,9,1,2,3,4,5,6") == "123456789" * 3 + "123456"
+
+
 def test_paper_split_keeps_empty_values():
     assert response_values(clean_response("9 ||")) == {"9", ""}
     assert response_values(clean_response(" a ||  b || a ")) == {"a", "b"}
@@ -226,6 +242,24 @@ def test_strict_unanswered_scores_zero_and_is_counted(response):
     s = score_one(response, "{7}", "strict")
     assert s["unanswered"] is True and s["left_out"] is False
     assert _strict(response, "{7}") == (0.0, 0.0, 0.0, 0)
+
+
+def test_is_unanswered_is_the_readings_flag(gemma):
+    """The flag paper mode reads alone is the full reading's, on the sample and on random texts built from
+    the characters and markers the rules act on."""
+    import random
+
+    from evaluation_py.scoring.strict_reading import is_unanswered
+
+    for response in gemma["response"]:
+        assert is_unanswered(response) == read_response(response).unanswered, response
+    rng = random.Random(3)
+    pieces = list("0123456789 .,|{}-\t\n:;%*_`'\"") + ["1. ", "- ", "\n\n", "no answer", "error", "n/a", "answer: ",
+                                                      "note:", "```", "\\boxed{", "sorry", "\u0663", "\u00a0", "\r\n",
+                                                      " and ", "||", "x"]
+    for _ in range(50000):
+        response = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        assert is_unanswered(response) == read_response(response).unanswered, repr(response)
 
 
 def test_strict_unanswered_are_in_the_means():
@@ -483,9 +517,11 @@ def test_cli_imports_no_text_metric_library_unless_asked(tmp_path):
     probe = ("import runpy, sys; sys.argv = ['score', %r] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('evaluation_py.scoring.cli', run_name='__main__')\n"
              "except SystemExit:\n    pass\n"
-             "print('LOADED', sorted(m for m in ('rouge_score', 'sacrebleu') if m in sys.modules), file=sys.stderr)")
+             "print('LOADED', sorted(m for m in ('rouge_score', 'sacrebleu') if m in sys.modules), file=sys.stderr)\n"
+             "print('PANDAS', 'pandas' in sys.modules, file=sys.stderr)")
     default = subprocess.run([sys.executable, "-c", probe % str(p)], capture_output=True, text=True, check=True)
     assert "LOADED []" in default.stderr
+    assert "PANDAS False" in default.stderr  # a file is scored in plain Python
     asked = subprocess.run([sys.executable, "-c", probe % str(p), "--metrics", "rouge_l"], capture_output=True,
                            text=True, check=True)
     assert "LOADED ['rouge_score']" in asked.stderr

@@ -1,0 +1,102 @@
+"""A computation run in a forked child process, its result handed back: pure-Python work of a dbt Python model
+that does not hold the dbt process's GIL while it runs.
+
+dbt runs its models in threads of one process, and dbt-duckdb runs a Python model in the thread that builds
+it: two Python models at a time share one core, whatever `threads` says. A model that first reads its inputs
+(DuckDB works outside the GIL) and then hands the Python work to `in_child_process` lets the other thread's
+model run on the other core. The child inherits the inputs with the parent's memory (copy on write: nothing
+is pickled on the way in); the result comes back pickled through a pipe, so it should be small beside the
+inputs (a frame of results, a list of written files). The child must not touch a DuckDB connection (its
+threads are not in the child): read first, then compute in the child.
+
+Where `os.fork` does not exist, or with HCTQA_NO_FORK=1 in the environment, the function runs in this process.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import traceback
+from typing import Any, Callable, Sequence, TypeVar
+
+T = TypeVar("T")
+
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+
+
+class ChildComputationError(RuntimeError):
+    """The child failed with an exception that could not be sent back as itself (its traceback is the message)."""
+
+
+def in_child_process(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`fn(*args, **kwargs)`, computed in a forked child; its exception is raised here as itself (or, when it
+    does not pickle, as a ChildComputationError with the child's traceback)."""
+    if not _can_fork():
+        return fn(*args, **kwargs)
+    return _result(fn, *_collect(*_fork(fn, args, kwargs)))
+
+
+def map_in_child_processes(fn: Callable[[Any], T], items: Sequence[Any]) -> list[T]:
+    """`[fn(item) for item in items]`, each computed in a child of its own, all at once (give as many items
+    as there are cores to use); results in the order of `items`, the first failure raised as in_child_process
+    raises it."""
+    if not _can_fork() or len(items) < 2:
+        return [fn(item) for item in items]
+    children = [_fork(fn, (item,), {}) for item in items]
+    # read in order: a later child that finished first waits on its full pipe, it never blocks the others
+    outcomes = [_collect(*child) for child in children]
+    return [_result(fn, data, status) for data, status in outcomes]
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and os.environ.get("HCTQA_NO_FORK") != "1"
+
+
+def _fork(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int]:
+    """Start the child computing fn(*args, **kwargs); (its pid, the read end of its pipe)."""
+    read_end, write_end = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, leave without running the parent's exit handlers
+        code = 0
+        try:
+            os.close(read_end)
+            try:
+                payload = pickle.dumps((True, fn(*args, **kwargs)), _PROTOCOL)
+            except BaseException as exc:  # noqa: BLE001  (every failure goes back to the parent)
+                text = traceback.format_exc()
+                try:
+                    payload = pickle.dumps((False, exc, text), _PROTOCOL)
+                except Exception:  # noqa: BLE001
+                    payload = pickle.dumps((False, None, text), _PROTOCOL)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(payload)
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _collect(pid: int, read_end: int) -> tuple[bytes, int]:
+    try:
+        with os.fdopen(read_end, "rb") as got:
+            data = got.read()  # a blocking read: the GIL is free for the other threads meanwhile
+    finally:
+        _, status = os.waitpid(pid, 0)
+    return data, status
+
+
+def _result(fn: Callable, data: bytes, status: int):
+    if not data:
+        raise ChildComputationError(f"the child process computing {getattr(fn, '__qualname__', fn)!r} ended "
+                                    f"without a result (wait status {status})")
+    result = pickle.loads(data)
+    if result[0]:
+        return result[1]
+    _, exc, text = result
+    if exc is None:
+        raise ChildComputationError(f"in a child process:\n{text}")
+    raise exc

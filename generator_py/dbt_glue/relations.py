@@ -1,0 +1,36 @@
+"""Reading a DuckDB relation (what `dbt.ref` gives a Python model) as an Arrow table: the columns reach the
+libraries without a pandas frame (a frame builds a Python object per text cell). No dbt imports."""
+from __future__ import annotations
+
+import pyarrow as pa
+
+
+def arrow_table(relation) -> pa.Table:
+    """The relation's rows as one Arrow table (`to_arrow_table` from duckdb 1.4, `fetch_arrow_table` before)."""
+    read = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+    return read()
+
+
+def _rendering_columns(prefix: str = "") -> tuple[str, ...]:
+    from generator_py.render.registry import format_names
+
+    return tuple(prefix + name for name in format_names(text_only=True))
+
+
+# The marts' long text columns (renderings, SQL, question text, JSON): what a model that counts, groups or
+# averages never reads; reading them costs most of a mart's load time.
+def table_text_columns() -> tuple[str, ...]:
+    return _rendering_columns() + ("relational_csv", "release_csv")
+
+
+def question_text_columns() -> tuple[str, ...]:
+    return ("question", "sql", "answer_rows", "sql_literals", "spec_json") + _rendering_columns("rendering_")
+
+
+def without_columns(relation, names):
+    """The relation with every column but `names` (those it has)."""
+    present = set(relation.columns)
+    dropped = [n for n in names if n in present]
+    if not dropped:
+        return relation
+    return relation.project("* exclude (" + ", ".join('"' + n.replace('"', '""') + '"' for n in dropped) + ")")

@@ -1,0 +1,64 @@
+"""A computation in a forked child process (generator_py.core.child_process): its result, its errors."""
+import os
+import threading
+
+import pandas as pd
+import pytest
+
+from generator_py.core.child_process import ChildComputationError, in_child_process
+
+
+def _pid_and_sum(frame: pd.DataFrame) -> tuple[int, float]:
+    return os.getpid(), float(frame["x"].sum())
+
+
+def test_the_result_comes_back_from_another_process():
+    frame = pd.DataFrame({"x": [1.5, 2.5, 3.0]})  # inherited by the child, not pickled on the way in
+    pid, total = in_child_process(_pid_and_sum, frame)
+    assert pid != os.getpid() and total == 7.0
+
+
+def _fails(kind: str):
+    if kind == "value":
+        raise ValueError("seed row 7 is bad")
+    lock = threading.Lock()
+
+    class Unpicklable(Exception):  # a local class: pickle cannot find it again
+        pass
+
+    raise Unpicklable(lock)
+
+
+def test_an_error_in_the_child_is_raised_here_as_itself():
+    with pytest.raises(ValueError, match="seed row 7 is bad"):
+        in_child_process(_fails, "value")
+
+
+def test_an_error_that_does_not_pickle_comes_back_with_its_traceback():
+    with pytest.raises(ChildComputationError, match="Unpicklable"):
+        in_child_process(_fails, "other")
+
+
+def test_without_fork_it_runs_here(monkeypatch):
+    monkeypatch.setenv("HCTQA_NO_FORK", "1")
+    pid, total = in_child_process(_pid_and_sum, pd.DataFrame({"x": [1.0]}))
+    assert pid == os.getpid() and total == 1.0
+
+
+def test_a_child_that_dies_is_an_error_not_a_hang():
+    with pytest.raises(ChildComputationError, match="without a result"):
+        in_child_process(os._exit, 3)
+
+
+def _square_in(pair):
+    return os.getpid(), pair[0] * pair[1]
+
+
+def test_a_map_runs_each_item_in_a_child_of_its_own_in_order():
+    from generator_py.core.child_process import map_in_child_processes
+
+    got = map_in_child_processes(_square_in, [(2, 3), (4, 5), (6, 7)])
+    assert [v for _, v in got] == [6, 20, 42]
+    assert len({pid for pid, _ in got}) == 3 and os.getpid() not in {pid for pid, _ in got}
+    with pytest.raises(ValueError, match="seed row 7"):
+        map_in_child_processes(_fails, ["value", "value"])
