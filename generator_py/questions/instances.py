@@ -28,7 +28,8 @@ from ..vocabulary.domains import load_domains
 COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
-                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric"))
+                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric",
+                                          "moved_cell_json", "steps_json"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -106,7 +107,8 @@ def template_measures(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd
                       templates: pd.DataFrame) -> dict[tuple[str, str], Measure]:
     """(domain, template_name) -> what the vocabulary says about the template's measure."""
     vocab = load_domains(attributes, values, ranges)
-    return {(t.domain, t.template_name): Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive))
+    return {(t.domain, t.template_name): Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive),
+                                                 t.value_range.low, t.value_range.high)
             for t in load_templates(templates, vocab)}
 
 
@@ -144,7 +146,9 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                    + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS)
                    + (q.kind, q.suite, q.answer_type, q.hides_caption,
                       q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None,
-                      q.treb_skill, q.treb_subtask, q.treb_metric))
+                      q.treb_skill, q.treb_subtask, q.treb_metric,
+                      None if q.moved_cell is None else _SPEC_JSON(q.moved_cell),
+                      None if q.steps is None else _ANSWER_JSON(q.steps)))
     return out
 
 
@@ -213,7 +217,7 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
 _TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
-          "treb_subtask": pa.string()}
+          "treb_subtask": pa.string(), "moved_cell_json": pa.string(), "steps_json": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,

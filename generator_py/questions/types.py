@@ -10,11 +10,15 @@ class Measure:
     """What the vocabulary says about a table template's measure (seeds domain_value_ranges, domain_attributes).
 
     `aggregations`: the functions a question may apply to it; `non_additive`: attribute names whose values
-    split it into parts that do not add up, so no sum or average spans two of their values.
+    split it into parts that do not add up, so no sum or average spans two of their values; `low`, `high`:
+    its range.
     """
 
     aggregations: tuple[str, ...] = ("sum", "avg", "min", "max")
     non_additive: frozenset[str] = frozenset()
+    # the measure's range (domain_value_ranges min and max; None: unbounded), which a moved value stays inside
+    low: Optional[float] = None
+    high: Optional[float] = None
 
 
 class NLTemplateError(ValueError):
@@ -38,8 +42,9 @@ class QuestionInstance:
     sql_literals: list[str] = field(default_factory=list)
     family: str = ""  # id of the question family that drew it (families.FAMILIES)
     family_variant: int = 0  # its number among the questions of that family on this table (0 = first)
-    # how the answer is defined: "sql" = the spec's query evaluated on the tables; "computed" / "naming" =
-    # the family's own computation (families/computed.py), whose SQL text (None for naming) states it
+    # how the answer is defined: "sql" = the spec's query evaluated on the tables; "computed" / "statistical" /
+    # "naming" = the family's own computation (families/computed.py), whose SQL text (None for statistical and
+    # naming) states it
     kind: str = "sql"
     tables: tuple[str, ...] = ()  # the tables the question reads (one today: (table_id,))
     choices: Optional[tuple[str, ...]] = None  # the options of a two-option item, None for open questions
@@ -52,3 +57,6 @@ class QuestionInstance:
     treb_metric: str = "exact_match"
     hides_caption: bool = False  # its table renderings leave out the caption (title naming)
     blank_cell: Optional[tuple[int, int]] = None  # (grid_row, grid_col) shown empty in its renderings
+    # one data cell its renderings show with another value (outlier detection): row_path, col_path, value, text
+    moved_cell: Optional[dict[str, Any]] = None
+    steps: Optional[list[dict[str, Any]]] = None  # a multi-step question's steps: operation and result, in order

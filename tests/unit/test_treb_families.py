@@ -249,7 +249,7 @@ def test_sql_text_states_the_computation(seed_questions):
                 n += 1
                 continue
             (value,), = con.execute(q.sql).fetchall()
-            if q.answer_type == "boolean":
+            if q.answer_type in ("boolean", "labels"):  # a verdict or a category, as text
                 assert value == q.answer_rows[0][0], (q.question_id, q.sql)
                 n += 1
                 continue
@@ -286,8 +286,17 @@ def test_questions_name_every_condition_and_both_sides(seed_questions):
                 assert "sample" in q.question.lower()  # the question says which standard deviation
             if q.family in ("pct_change", "agg_ratio", "correlation"):
                 assert q.spec["first"] != q.spec["second"]
-            assert q.answer_type == ("text" if q.kind == "naming" else "refusal" if q.family == "absent_year"
-                                     else "boolean" if q.family == "fact_check" else "values")
+            # the answer has the shape its type says
+            first = q.answer_rows[0]
+            assert (q.answer_type == "text") == (q.kind == "naming"), q.question_id
+            if q.answer_type == "refusal":
+                assert q.answer_rows == [["no answer"]]
+            elif q.answer_type == "boolean":
+                assert q.answer_rows in ([["true"]], [["false"]], [["yes"]], [["no"]]), q.question_id
+            elif q.answer_type == "values":
+                assert all(float(v) == float(v) for row in q.answer_rows for v in row), q.question_id
+            elif q.answer_type == "labels":
+                assert len(q.answer_rows) == 1 and first and all(isinstance(v, str) and v for v in first)
 
 
 def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):
