@@ -114,7 +114,7 @@ def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, che
     """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses."""
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
-    # the questions' own table views (naming families), where the mart has them
+    # the questions' own table views (a hidden or changed part of the table), where the mart has them
     question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS if c in present)
     # what a one-shot example is chosen by (its kind: template, family), where the mart has them
     question_columns += tuple(c for c in ONE_SHOT_KIND_COLUMNS if c in present)
@@ -128,6 +128,17 @@ def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, che
     return eval_inputs(_columns(questions, question_columns), _columns(tables, TABLE_INPUT_COLUMNS),
                        eval_models_raw, seed_raw, check_replay, image_rows if images is not None else None,
                        split_rows if splits is not None else None)
+
+
+def own_views(dbt) -> Optional[pd.DataFrame]:
+    """The questions' own views of their tables (question_id and rendering_<format> of the benchmark_questions
+    rows that have one), which a pot / icot program of such a question reads; None when the mart has none."""
+    questions = dbt.ref("benchmark_questions")
+    columns = [c for c in QUESTION_RENDERING_COLUMNS if c in questions.columns]
+    if not columns:
+        return None
+    present = " or ".join(f'"{c}" is not null' for c in columns)
+    return questions.filter(present).project(", ".join(["question_id", *(f'"{c}"' for c in columns)])).df()
 
 
 def _columns(relation, columns) -> pd.DataFrame:
