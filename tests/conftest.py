@@ -21,7 +21,8 @@ import duckdb
 import pytest
 
 from support import question_fixtures, toy_tables as toy_table_data
-from support.dbt_project import CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, copy_project, database_digest, run_dbt
+from support.dbt_project import (CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, copy_project, database_digest,
+                                 run_dbt, treb_vars)
 
 E2E = Path(__file__).resolve().parent / "e2e"
 REFERENCE_ENV = "HCTQA_REFERENCE_DIR"
@@ -148,6 +149,17 @@ def benchmark_base(tmp_path_factory) -> Iterator[Path]:
     project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
     run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
             "--vars", build_vars())
+    yield from _shared(project)
+
+
+@pytest.fixture(scope="session")
+def treb_build(tmp_path_factory) -> Iterator[Path]:
+    """The CI-sized build with TReB's families (var question_suites [hctqa, treb]) up to the benchmark marts, the
+    cross-checks, the default baselines' scores by TReB skill and every data test on them (once a session)."""
+    project = copy_project(tmp_path_factory.mktemp("treb") / "project")
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
+            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "--exclude", "tag:images",
+            "assert_every_table_has_one_image", "--vars", treb_vars())
     yield from _shared(project)
 
 
