@@ -76,6 +76,18 @@ class Columns:
         """A frame row's header labels: its row attributes' then its column attributes', NULLs left out."""
         return [x for x in self.labels(row, self.row_attributes + self.col_attributes) if x is not None]
 
+    @staticmethod
+    def label_rows(frame: pd.DataFrame, attributes) -> list[tuple]:
+        """`labels` of every row of a frame, in order."""
+        columns = [frame[a].tolist() for a in attributes]
+        return [tuple(x if isinstance(x, str) else None for x in row) for row in zip(*columns)] if columns else \
+            [()] * len(frame)
+
+    def header_paths(self, frame: pd.DataFrame) -> list[list[str]]:
+        """`header_path` of every row of a frame, in order."""
+        return [[x for x in row if x is not None] for row in self.label_rows(frame, self.row_attributes
+                                                                             + self.col_attributes)]
+
 
 def relational_columns(rows: pd.DataFrame) -> dict[str, Columns]:
     """Columns per table of int_relational_rows."""

@@ -172,13 +172,13 @@ class MultiStepRetrieval(MultiStepFamily):
     def _check(self, spec, table):
         t = table.columns
         frame = t.frame(spec["filters"])
-        frame["row"] = [t.labels(r, t.row_attributes) for _, r in frame.iterrows()]
+        frame["row"] = t.label_rows(frame, t.row_attributes)
         totals = frame.groupby("row", sort=False)["value"].agg(
             lambda s: pandas_total(spec["function"], s))
         best_row = totals.idxmax()
         path = [x for x in best_row if x is not None]
         target = t.frame(spec["second"])
-        hit = target[[t.labels(r, t.row_attributes) == best_row for _, r in target.iterrows()]]
+        hit = target[[row == best_row for row in t.label_rows(target, t.row_attributes)]]
         paths = {row: [x for x in row if x is not None] for row in totals.index}
         return [by_label((paths[row], format_number(v)) for row, v in totals.items()), path,
                 format_number(float(hit["value"].iloc[0]))]
@@ -589,7 +589,7 @@ class MultiStepConditional(MultiStepFamily):
         means = frame.groupby(spec["group"], sort=False)["value"].mean()
         kept = frame[frame["value"] > frame[spec["group"]].map(means)]
         return [by_label((k, format_number(v)) for k, v in means.items()),
-                by_label((t.header_path(r), format_number(r["value"])) for _, r in kept.iterrows()),
+                by_label(zip(t.header_paths(kept), map(format_number, kept["value"].tolist()))),
                 format_number(pandas_total(spec["function"], kept["value"]))]
 
     def cross_check(self, spec, table):
