@@ -101,7 +101,8 @@ def test_the_local_model_in_all_four_modes_records_its_failures(treb_build, tmp_
     entry = {"name": "gemma270m", "backend": "llamacpp", "families": families, "sample_per_family": 1,
              "formats": ["markdown"], "modes": MODES, "max_turns": 2, "n_ctx": 4096, "n_threads": 1,
              "params": {"max_tokens": 96}}
-    run_dbt(project, "build", *SELECT, "--vars", treb_vars(eval_models=[entry]))
+    # 12 families x 4 modes on one CPU thread: minutes on a quiet 2-core machine, far more under load
+    run_dbt(project, "build", *SELECT, "--vars", treb_vars(eval_models=[entry]), timeout=3600)
     asked = query(project, """select q.family, r.inference_mode, count(*) from eval_requests r
                               join benchmark_questions q using (question_id)
                               where r.model_name = 'gemma270m' and r.turn = 0 group by all""")

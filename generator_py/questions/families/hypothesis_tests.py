@@ -13,12 +13,13 @@ relational rows.
 """
 from __future__ import annotations
 
+import json
 from typing import Optional
 
 from ..spec import filtered_rows
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, facts_for, values_of
-from .statistics import significant, two_significant, welch_p_greater
+from .statistics import significant, two_significant, welch_p_greater, welch_p_greater_float
 
 MIN_SAMPLE = 3
 MAX_CANDIDATES = 40  # pairs tried per draw for the drawn answer
@@ -33,14 +34,14 @@ P_VALUE_TEXT = "Then give the test's p value to two significant digits."
 def sample_pairs(m, rng) -> list[tuple[list[dict], list[dict]]]:
     """Candidate (first, second) selections of a two-sample test, in a random order: two labels of a complete
     attribute, two rows, or two columns, each of at least MIN_SAMPLE cells."""
-    out = []
-    for a in m.row_attrs + m.col_attrs:
-        if a in m.complete:
-            labels = list(m.order[a])
-            out += [([{"attribute": a, "values": [x]}], [{"attribute": a, "values": [y]}])
-                    for x in labels for y in labels if x != y]
-    for axis, paths in (("row", m.row_paths), ("col", m.col_paths)):
-        out += [(m.filters_for(axis, [p]), m.filters_for(axis, [q])) for p in paths for q in paths if p != q]
+    groups = getattr(m, "_sample_groups", None)
+    if groups is None:  # the selections, made once per table
+        groups = [[[{"attribute": a, "values": [x]}] for x in m.order[a]] for a in m.row_attrs + m.col_attrs
+                  if a in m.complete]
+        groups += [[m.filters_for(axis, [p]) for p in paths] for axis, paths in (("row", m.row_paths),
+                                                                                  ("col", m.col_paths))]
+        m._sample_groups = groups
+    out = [(x, y) for group in groups for x in group for y in group if x is not y]
     rng.shuffle(out)
     return out
 
@@ -70,8 +71,13 @@ class WelchTest(ComputedFamily):
         want = rng.random() < 0.5
         form = rng.choice(FORMS)
         first_seen = None
+        cells = {}  # a selection's values as floats, read once per draw
         for first, second in sample_pairs(m, rng)[:MAX_CANDIDATES]:
-            said = significant(p_greater(m, first, second))
+            a, b = (cells.setdefault(json.dumps(f), [float(x) for x in sample_values(m, f)]) for f in (first, second))
+            if len(a) < MIN_SAMPLE or len(b) < MIN_SAMPLE:
+                continue
+            # floats pick the pair; `compute` decides it exactly (and refuses one too near the level)
+            said = significant(welch_p_greater_float(a, b))
             if said is None:
                 continue
             spec = {"computation": "welch_t_test", "form": form, "first": first, "second": second}

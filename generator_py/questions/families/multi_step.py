@@ -1,7 +1,7 @@
 """TReB's advanced data analysis (ADA) on an HCT: questions of three or more steps, each computed step by step
 by its family (`solve`), its steps stored with the question (`steps_json`: the operations in order with their
-intermediate results) and recomputed one by one by the cross-check (`cross_check_steps`, pandas on the relational
-rows; scipy for the test statistic).
+intermediate results) and recomputed one by one by the cross-check (`cross_check_steps`: numpy in floats on the
+relational rows, groups by np.unique and bincount; scipy's own test function for the test statistic).
 
 - `ms_retrieval`: the total (or average, for a measure that does not add up) of each row over some columns;
   the row with the largest; its value in another column.
@@ -36,7 +36,7 @@ from .computed import (ComputedFamily, Solution, Step, answer_text, facts_for, f
                        values_of, where_sql)
 from .draws import adds_across_parts
 from .hypothesis_tests import WELCH_TEXT
-from .statistics import close, mean, significant, significant_digits, welch_p_greater
+from .statistics import close, mean, significant, significant_digits, welch_p_greater, welch_p_greater_float
 
 _SQL_AGG = {"sum": "SUM", "avg": "AVG", "max": "MAX"}
 _WORD = {"sum": "total", "avg": "average", "max": "maximum"}
@@ -109,8 +109,30 @@ class MultiStepFamily(ComputedFamily):
         return solution.answer if solution else None
 
 
-def pandas_total(fn: str, values) -> float:
-    return float(values.sum() if fn == "sum" else values.max() if fn == "max" else values.mean())
+# ------------------------------------------------------------------ the cross-checks' grouping (numpy)
+
+
+def group_totals(fn: str, keys: np.ndarray, values: np.ndarray) -> dict:
+    """key -> the `fn` total of the values with that key (np.unique and bincount; keys are text)."""
+    labels, inverse = np.unique(keys.astype(str), return_inverse=True)
+    if fn == "max":
+        out = np.full(len(labels), -np.inf)
+        np.maximum.at(out, inverse, values)
+    else:
+        out = np.bincount(inverse, weights=values, minlength=len(labels))
+        if fn == "avg":
+            out = out / np.bincount(inverse, minlength=len(labels))
+    return dict(zip(labels.tolist(), out.tolist()))
+
+
+def path_keys(table, mask: np.ndarray, attributes) -> np.ndarray:
+    """One text key per selected row: its labels of `attributes` (a NULL shown as an empty label) joined."""
+    cols = [table.attrs[a][mask] for a in attributes]
+    return np.array(["\x1f".join("" if x is None else str(x) for x in row) for row in zip(*cols)], dtype=object)
+
+
+def key_path(key: str) -> list[str]:
+    return [x for x in key.split("\x1f") if x]
 
 
 # ------------------------------------------------------------------ retrieval
@@ -171,17 +193,14 @@ class MultiStepRetrieval(MultiStepFamily):
 
     def _check(self, spec, table):
         t = table.columns
-        frame = t.frame(spec["filters"])
-        frame["row"] = t.label_rows(frame, t.row_attributes)
-        totals = frame.groupby("row", sort=False)["value"].agg(
-            lambda s: pandas_total(spec["function"], s))
-        best_row = totals.idxmax()
-        path = [x for x in best_row if x is not None]
-        target = t.frame(spec["second"])
-        hit = target[[row == best_row for row in t.label_rows(target, t.row_attributes)]]
-        paths = {row: [x for x in row if x is not None] for row in totals.index}
-        return [by_label((paths[row], format_number(v)) for row, v in totals.items()), path,
-                format_number(float(hit["value"].iloc[0]))]
+        rows = t.row_attributes
+        mask = t.mask(spec["filters"])
+        totals = group_totals(spec["function"], path_keys(t, mask, rows), t.value[mask])
+        best = max(totals, key=totals.get)
+        target = t.mask(spec["second"])
+        hit = t.value[target][path_keys(t, target, rows) == best]
+        return [by_label((key_path(k), format_number(v)) for k, v in totals.items()), key_path(best),
+                format_number(float(hit[0]))]
 
     def cross_check(self, spec, table):
         return self._check(spec, table)[-1]
@@ -321,7 +340,7 @@ class MultiStepOperations(MultiStepFamily):
 
     def cross_check_steps(self, spec, table):
         t = table.columns
-        high, avg = float(t.frame(spec["first"])["value"].max()), float(t.frame(spec["second"])["value"].mean())
+        high, avg = float(np.max(t.values(spec["first"]))), float(np.mean(t.values(spec["second"])))
         return [format_number(high), format_number(avg), format_number(high - avg)]
 
     def cross_check(self, spec, table):
@@ -366,9 +385,11 @@ def series_facts(spec) -> QueryFacts:
     return QueryFacts(outer, [], False, [spec["function"]], [spec["key"]], None, None)
 
 
-def pandas_series(table, fn: str, filters, key: str) -> dict:
-    frame = table.columns.frame(filters)
-    return {k: pandas_total(fn, g["value"]) for k, g in frame.groupby(key, sort=False)}
+def check_series(table, fn: str, filters, key: str) -> dict:
+    """The cross-check's derived series: the `fn` total of the selected values per label of `key`."""
+    t = table.columns
+    mask = t.mask(filters)
+    return group_totals(fn, t.attrs[key][mask], t.value[mask])
 
 
 class MultiStepCorrelation(MultiStepFamily):
@@ -423,7 +444,7 @@ class MultiStepCorrelation(MultiStepFamily):
 
     def cross_check_steps(self, spec, table):
         fn, key = spec["function"], spec["key"]
-        sa, sb = (pandas_series(table, fn, spec[s], key) for s in ("first", "second"))
+        sa, sb = (check_series(table, fn, spec[s], key) for s in ("first", "second"))
         ks = sorted(sa)
         r = float(np.corrcoef([sa[k] for k in ks], [sb[k] for k in ks])[0, 1])
         return [by_label((k, format_number(sa[k])) for k in ks), by_label((k, format_number(sb[k])) for k in ks),
@@ -456,13 +477,28 @@ class MultiStepHypothesis(MultiStepFamily):
             key, g, a, b = drawn
             spec = {"computation": "ms_hypothesis", "function": total_function(m), "key": key,
                     "first": [{"attribute": g, "values": [a]}], "second": [{"attribute": g, "values": [b]}]}
-            solution = self.solve(spec, m, {})
-            if solution is None:
+            said = self._float_verdict(spec, m)  # floats pick the draw; `solve` decides it exactly
+            if said is None:
                 continue
-            if (solution.answer[0][0] == YES) == want:
+            if said == want:
                 return spec, {}
             first_seen = first_seen or spec
         return (first_seen, {}) if first_seen else None
+
+    @staticmethod
+    def _float_verdict(spec, m) -> Optional[bool]:
+        """The test's outcome in floats (None where it cannot be asked), to scan draws cheaply."""
+        vi, key = m.rows.index["Value"], spec["key"]
+        first, second = keyed(m, spec["first"], key), keyed(m, spec["second"], key)
+        totals = {k: (sum if spec["function"] == "sum" else np.mean)([r[vi] for r in rows]) for k, rows in first.items()}
+        if len(totals) < 4:
+            return None
+        median = float(np.median(list(totals.values())))
+        above = [r[vi] for k, v in totals.items() if v > median for r in second.get(k, [])]
+        below = [r[vi] for k, v in totals.items() if v < median for r in second.get(k, [])]
+        if len(above) < MIN_SAMPLE or len(below) < MIN_SAMPLE:
+            return None
+        return significant(welch_p_greater_float(above, below))
 
     def solution(self, spec, m, extra):
         fn, key = spec["function"], spec["key"]
@@ -512,13 +548,14 @@ class MultiStepHypothesis(MultiStepFamily):
         from scipy.stats import ttest_ind
 
         fn, key = spec["function"], spec["key"]
-        totals = pandas_series(table, fn, spec["first"], key)
+        totals = check_series(table, fn, spec["first"], key)
         median = float(np.median(list(totals.values())))
         high = sorted(k for k, v in totals.items() if v > median)
         low = sorted(k for k, v in totals.items() if v < median)
-        tested = table.columns.frame(spec["second"])
-        above = tested[tested[key].isin(high)]["value"].to_numpy(float)
-        below = tested[tested[key].isin(low)]["value"].to_numpy(float)
+        t = table.columns
+        tested = t.mask(spec["second"])
+        above = t.value[tested & np.isin(t.attrs[key], high)]
+        below = t.value[tested & np.isin(t.attrs[key], low)]
         p = float(ttest_ind(above, below, equal_var=False, alternative="greater").pvalue)
         answer = YES if p < 0.05 else NO
         return [by_label((k, format_number(v)) for k, v in totals.items()), format_number(median), high, low,
@@ -585,12 +622,15 @@ class MultiStepConditional(MultiStepFamily):
 
     def cross_check_steps(self, spec, table):
         t = table.columns
-        frame = t.frame(spec["filters"]).reset_index(drop=True)
-        means = frame.groupby(spec["group"], sort=False)["value"].mean()
-        kept = frame[frame["value"] > frame[spec["group"]].map(means)]
+        mask = t.mask(spec["filters"])
+        groups, values = t.attrs[spec["group"]][mask].astype(str), t.value[mask]
+        means = group_totals("avg", groups, values)
+        kept = values > np.array([means[g] for g in groups])
+        paths = [[str(x) for x in row if x is not None]
+                 for row in zip(*(t.attrs[a][mask][kept] for a in t.row_attributes + t.col_attributes))]
+        total = float(values[kept].sum() if spec["function"] == "sum" else values[kept].mean())
         return [by_label((k, format_number(v)) for k, v in means.items()),
-                by_label(zip(t.header_paths(kept), map(format_number, kept["value"].tolist()))),
-                format_number(pandas_total(spec["function"], kept["value"]))]
+                by_label(zip(paths, map(format_number, values[kept].tolist()))), format_number(total)]
 
     def cross_check(self, spec, table):
         return self.cross_check_steps(spec, table)[-1]

@@ -54,6 +54,27 @@ def _path(labels) -> list[str]:
     return [x for x in labels if x is not None]
 
 
+def _float_outliers(criterion: str, xs: list[float]) -> Optional[list[int]]:
+    """_outliers in floats, for scanning selections; None also where a value is within 1e-4 (relative to the
+    spread) of a bound, which the exact computation then decides."""
+    x = np.asarray(xs, float)
+    if len(np.unique(x)) < 2:
+        return None
+    if criterion == "zscore":
+        z2 = (x - x.mean()) ** 2 / x.var(ddof=1)
+        if np.any(np.abs(z2 - Z * Z) <= 1e-4 * Z * Z):
+            return None
+        return np.flatnonzero(z2 > Z * Z).tolist()
+    q1, q3 = np.percentile(x, [25, 75])
+    iqr = q3 - q1
+    if iqr == 0:
+        return None
+    low, high = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+    if np.any(np.minimum(np.abs(x - low), np.abs(x - high)) <= 1e-4 * iqr):
+        return None
+    return np.flatnonzero((x < low) | (x > high)).tolist()
+
+
 def _outliers(criterion: str, xs: list[Fraction]) -> Optional[list[int]]:
     """Indices of the values meeting the criterion, exactly; None when a value lies too near a bound to call."""
     if len(set(xs)) < 2:
@@ -76,11 +97,13 @@ def _outliers(criterion: str, xs: list[Fraction]) -> Optional[list[int]]:
 
 def _clean_selections(m, criterion: str) -> list[list[dict]]:
     """The selections large enough for the criterion where no value meets it as the table stands (computed
-    once per table and criterion): a moved value is then the only outlier, and a control has none."""
+    once per table and criterion, in floats; `compute` checks the one asked exactly): a moved value is then the
+    only outlier, and a control has none."""
     cache = m.__dict__.setdefault("_clean_selections", {})
     if criterion not in cache:
+        vi = m.rows.index["Value"]
         cache[criterion] = [f for f, n in value_groups(m) if n >= MIN_VALUES[criterion]
-                            and _outliers(criterion, values_of(m.rows, filtered_rows(m.rows, {"filters": f}))) == []]
+                            and _float_outliers(criterion, [r[vi] for r in filtered_rows(m.rows, {"filters": f})]) == []]
     return cache[criterion]
 
 

@@ -15,6 +15,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Optional, Sequence
 
+import numpy as np
+
 ALPHA = Fraction(5, 100)  # the significance level every test question states
 P_MARGIN = 1e-6  # relative distance a p value keeps from the level and from a rounding tie
 SMALLEST_P = 1e-4  # a p value printed in a long-form answer is at least this (plain decimals, no exponent)
@@ -69,6 +71,21 @@ def welch_p_greater(a: Sequence[Fraction], b: Sequence[Fraction]) -> Optional[fl
     return float(stdtr(float(df), -t))  # P(T > t) = P(T < -t)
 
 
+def welch_p_greater_float(a: Sequence[float], b: Sequence[float]) -> Optional[float]:
+    """welch_p_greater in floats (numpy moments): what a draw scans candidate pairs with before the exact
+    computation decides the chosen one."""
+    from scipy.special import stdtr
+
+    if len(a) < 2 or len(b) < 2:
+        return None
+    x, y = np.asarray(a, float), np.asarray(b, float)
+    va, vb = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
+    if va + vb == 0:
+        return None
+    df = (va + vb) ** 2 / (va ** 2 / (len(x) - 1) + vb ** 2 / (len(y) - 1))
+    return float(stdtr(df, -(x.mean() - y.mean()) / np.sqrt(va + vb)))
+
+
 def shapiro_p(xs: Sequence[Fraction]) -> Optional[float]:
     """The Shapiro-Wilk test's p value (scipy), None for fewer than three values or no spread."""
     from scipy.stats import shapiro
@@ -105,9 +122,12 @@ def two_significant(p: Optional[float]) -> Optional[str]:
     return significant_digits(p, 2, SMALLEST_P)
 
 
+_CLOSE, _CLOSE_FLOOR = Fraction(1, 10 ** 9), Fraction(1, 10 ** 6)
+
+
 def close(x: Fraction, y: Fraction) -> bool:
     """Two exact values too close for float arithmetic to order them the same way (relative 1e-9)."""
-    return abs(x - y) <= Fraction(1, 10 ** 9) * max(abs(x), abs(y), Fraction(1, 10 ** 6))
+    return abs(x - y) <= _CLOSE * max(abs(x), abs(y), _CLOSE_FLOOR)
 
 
 def near(x: Fraction, bound: Fraction, scale: Fraction) -> bool:
