@@ -25,7 +25,7 @@ import pytest
 
 from support import question_fixtures, toy_tables as toy_table_data
 from support.dbt_project import (CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, clone, copy_project, run_dbt,
-                                 use_parse_cache)
+                                 treb_vars, use_parse_cache)
 from support.shared_builds import build_ahead, built, session_folder, shared_build
 
 E2E = Path(__file__).resolve().parent / "e2e"
@@ -109,6 +109,16 @@ def _small(tmp_path_factory):
     return build
 
 
+def _treb(project: Path) -> None:
+    # the generation and benchmark marts the questions reach and every data test on them (singular ones
+    # included; the registry catalog, which the TReB data test reads its families from), the default baselines
+    # scored by TReB skill and subtask, and the consistency across perturbed views
+    copy_project(project)
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
+            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "+analysis_robustness_consistency",
+            "--exclude", "tag:images", "assert_every_table_has_one_image", "--vars", treb_vars())
+
+
 def _release(real_sample_dir: Path):
     gemma = {"name": "gemma", "backend": "replay", "path": str(real_sample_dir / GEMMA_RESPONSES), "sources": ["real"]}
 
@@ -126,7 +136,7 @@ def shared_builds_ahead(request, tmp_path_factory):
     first worker and the others in the second, each once (tests/support/shared_builds.py)."""
     reference = _reference_dir()
     recipes = [("ci_build", "ci", _ci), ("benchmark_base", "eval_base", _benchmark_base),
-               ("small_build", "small", _small(tmp_path_factory))]
+               ("small_build", "small", _small(tmp_path_factory)), ("treb_build", "treb", _treb)]
     if isinstance(reference, Path):
         recipes.append(("release_build", "release", _release(reference / "hctqa-real-sample")))
     wanted = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
@@ -144,6 +154,13 @@ def shared_builds_ahead(request, tmp_path_factory):
 @pytest.fixture(scope="session")
 def ci_build(tmp_path_factory) -> Iterator[Path]:
     yield from shared_build(tmp_path_factory, "ci", _ci)
+
+
+# The CI-sized build with TReB's families (var question_suites [hctqa, treb]) up to the benchmark marts, the
+# cross-checks, the default baselines' scores by TReB skill and every data test on them.
+@pytest.fixture(scope="session")
+def treb_build(tmp_path_factory) -> Iterator[Path]:
+    yield from shared_build(tmp_path_factory, "treb", _treb)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """How the inference modes compare (TReB's modes on HCTs): scores by model x mode x question family, the
-gain of the code modes (pot, icot) over the text modes (direct, tcot) per family, how pot / icot
-code runs ended (error rates by kind), and the turns icot episodes used.
+gain of the code modes (pot, icot) over the text modes (direct, tcot) per family and per TReB skill (TReB's
+Figure 2), how pot / icot code runs ended (error rates by kind), and the turns icot episodes used.
 
 Scores are long eval_scores rows, each model on its primary table format as in every breakdown
 (`selection.select_scores`); real questions have no family and are grouped as `real`.
@@ -34,8 +34,9 @@ def text_modes() -> tuple[str, ...]:
 
 
 FAMILY_COLUMNS = ["model_name", "inference_mode", "scoring_mode", "family", "metric", "value", "n", "n_left_out"]
-GAIN_COLUMNS = ["model_name", "scoring_mode", "family", "metric", "inference_mode", "baseline_mode", "value",
-                "baseline_value", "gain", "n", "baseline_n"]
+GAIN_COLUMNS = ["model_name", "scoring_mode", "level", "family", "treb_skill", "metric", "inference_mode",
+                "baseline_mode", "value", "baseline_value", "gain", "n", "baseline_n"]
+GAIN_LEVELS = ("family", "treb_skill")  # a gain row is per question family, or per TReB skill
 ERROR_COLUMNS = ["model_name", "inference_mode", "sandbox", "outcome", "n_runs", "share_of_runs", "n_predictions",
                  "share_of_predictions"]
 TURN_COLUMNS = ["model_name", "inference_mode", "turns_used", "ended_at_final_answer", "n_episodes",
@@ -66,27 +67,43 @@ def scores_by_mode_family(scores: pd.DataFrame, questions: pd.DataFrame, scoring
         FAMILY_COLUMNS]
 
 
-def mode_gains(by_family: pd.DataFrame) -> pd.DataFrame:
-    """Per model, scoring mode, family and metric: each code mode's mean minus each text mode's, where
-    the model ran both (its questions are the same in every mode: one seeded sample per entry)."""
-    keys = ["model_name", "scoring_mode", "family", "metric"]
+def _gains(frame: pd.DataFrame, keys: list[str]) -> list[pd.DataFrame]:
+    """Each code mode's `value` minus each text mode's, matched on `keys`."""
     rows = []
     for mode in code_modes():
         for base in text_modes():
-            a = by_family[by_family["inference_mode"] == mode]
-            b = by_family[by_family["inference_mode"] == base]
+            a = frame[frame["inference_mode"] == mode]
+            b = frame[frame["inference_mode"] == base]
             m = a.merge(b, on=keys, suffixes=("", "_base"))
             if m.empty:
                 continue
             rows.append(pd.DataFrame({**{k: m[k] for k in keys}, "inference_mode": mode, "baseline_mode": base,
                                       "value": m["value"], "baseline_value": m["value_base"],
                                       "gain": m["value"] - m["value_base"], "n": m["n"], "baseline_n": m["n_base"]}))
+    return rows
+
+
+def mode_gains(by_family: pd.DataFrame, by_skill: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each code mode's mean minus each text mode's, where the model ran both (its questions are the same in
+    every mode: one seeded sample per entry): per model, scoring mode, family and metric (`level` family), and,
+    from `by_skill` (analysis_scores_by_treb_skill), per TReB skill on its skill rows (`level` treb_skill: the
+    mean of the skill's subtasks, each by its own metric; TReB's Figure 2)."""
+    rows = [r.assign(level="family", treb_skill=None)
+            for r in _gains(by_family, ["model_name", "scoring_mode", "family", "metric"])]
+    if by_skill is not None and len(by_skill):
+        skills = by_skill[by_skill["treb_subtask"].isna()].rename(columns={"mean": "value", "n_questions": "n"})
+        rows += [r.assign(level="treb_skill", family=None)
+                 for r in _gains(skills, ["model_name", "scoring_mode", "treb_skill", "metric"])]
     if not rows:
         return _empty(GAIN_COLUMNS)
     out = pd.concat(rows, ignore_index=True)
     out["gain"] = out["gain"].astype("float64")
-    return out.sort_values(["model_name", "scoring_mode", "family", "metric", "inference_mode", "baseline_mode"]) \
-        .reset_index(drop=True)[GAIN_COLUMNS]
+    for c in ("n", "baseline_n"):
+        out[c] = out[c].astype("int64")
+    for c in ("family", "treb_skill"):
+        out[c] = out[c].astype(object).where(out[c].notna(), None)
+    order = ["model_name", "scoring_mode", "level", "family", "treb_skill", "metric", "inference_mode", "baseline_mode"]
+    return out.sort_values(order, na_position="first").reset_index(drop=True)[GAIN_COLUMNS]
 
 
 def execution_errors(executions: pd.DataFrame) -> pd.DataFrame:

@@ -30,6 +30,48 @@ def plot_mode_family_heatmap(by_mode_family: pd.DataFrame, out_dir, metric: str 
                          column_labels={f: template_label(f) for f in families})
 
 
+def plot_modes_by_skill(skill_rows: pd.DataFrame, out_dir, scoring_mode: str = "strict",
+                        model_order: list[str] | None = None) -> str:
+    """TReB's Figure 2 on HCTs: per model (a panel each), the mean of each TReB skill (x: its subtasks' means
+    averaged) in each inference mode (a bar each, with its 95 % table-resampling interval)."""
+    from generator_py.questions.treb_skills import SKILLS
+
+    filename, title = "modes_by_treb_skill.png", f"Each TReB skill in each inference mode ({scoring_mode} scoring)"
+    df = skill_rows[skill_rows["scoring_mode"] == scoring_mode] if len(skill_rows) else skill_rows
+    if df.empty:
+        fig = plots._new_figure(7, 3)
+        plots._placeholder(fig, title, "no skill scores")
+        return plots._save(fig, out_dir, filename)
+    models = [m for m in (model_order or []) if m in set(df["model_name"])] or sorted(set(df["model_name"]))
+    models += sorted(set(df["model_name"]) - set(models))
+    skills = [s for s in SKILLS if s in set(df["treb_skill"])]
+    modes = [m for m in MODE_ORDER if m in set(df["inference_mode"])] + \
+        sorted(set(df["inference_mode"]) - set(MODE_ORDER))
+    fig = plots._new_figure(2.0 + 1.1 * len(skills) * max(1, len(modes)) / 2, 1.0 + 2.6 * len(models),
+                            layout="constrained")
+    axes = fig.subplots(len(models), 1, squeeze=False)[:, 0]
+    width = 0.8 / len(modes)
+    for ax, model in zip(axes, models):
+        mine = df[df["model_name"] == model].set_index(["treb_skill", "inference_mode"])
+        for k, mode in enumerate(modes):
+            x = np.arange(len(skills)) + (k - (len(modes) - 1) / 2) * width
+            rows = [mine.loc[(s, mode)] if (s, mode) in mine.index else None for s in skills]
+            mean = np.array([r["mean"] if r is not None else np.nan for r in rows], float)
+            low = np.array([r["ci_low"] if r is not None else np.nan for r in rows], float)
+            high = np.array([r["ci_high"] if r is not None else np.nan for r in rows], float)
+            ax.bar(x, np.nan_to_num(mean), width, label=mode,
+                   yerr=np.clip(np.vstack([mean - low, high - mean]), 0, None), capsize=2)
+        ax.set_xticks(np.arange(len(skills)))
+        ax.set_xticklabels(skills)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("mean (subtasks' own metrics)", fontsize=8)
+        ax.set_title(model, fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=7, ncol=len(modes), loc="upper right")
+    fig.suptitle(plots.wrapped(title, fig.get_figwidth()), fontsize=10)
+    return plots._save(fig, out_dir, filename)
+
+
 def plot_execution_outcomes(errors: pd.DataFrame, out_dir) -> str:
     """Stacked shares of code runs by outcome (ok or error kind), one bar per model x mode x sandbox."""
     filename, title = "execution_outcomes.png", "How pot / icot code runs ended"

@@ -447,20 +447,43 @@ def _modes(b: _Builder) -> Section | None:
 
     fig = plot_mode_family_heatmap(_under_test(b.frame("by_mode_family"), b.baselines), b.fig_dir, "f1", b.mode)
     gains = b.tested("mode_gains")
+    figures = [(fig, f"Mean F1 of each model / inference mode (rows) on each question family (columns; "
+                     f"{b.reading}; pot is scored on its program's executed answer, a failed run 0): compare "
+                     f"the rows of one model.")]
+    skills = b.tested("by_treb_skill")
+    skills = skills[skills["treb_subtask"].isna()] if len(skills) and "treb_subtask" in skills else skills.iloc[:0]
+    if len(skills) and (skills.groupby("model_name")["inference_mode"].nunique() > 1).any():
+        from .mode_plots import plot_modes_by_skill
+
+        figures.append((plot_modes_by_skill(skills, b.fig_dir, b.mode, b.order),
+                        f"TReB's Figure 2 on HCTs: each TReB skill (x) in each inference mode (bars), one panel per "
+                        f"model; a skill's score is the mean of its subtasks' means, each subtask by its own metric "
+                        f"(exact match for values, ROUGE-L for text), with 95% intervals from resampling tables "
+                        f"({b.reading}). TReB finds pot and icot ahead of tcot on the data-analysis skills (DA, "
+                        f"ADA)."))
     tables = []
     if len(gains):
-        g = gains[gains["metric"].isin(SHOWN_METRICS)].drop(columns=["scoring_mode"])
-        g = g.assign(family=g["family"].map(template_label))
-        tables.append(Table(_ordered(g, b.order, ["metric", "family", "inference_mode", "baseline_mode"]),
+        fam = gains[(gains["level"] == "family") & gains["metric"].isin(SHOWN_METRICS)] if "level" in gains else gains
+        fam = fam.drop(columns=["scoring_mode", "level", "treb_skill"], errors="ignore")
+        fam = fam.assign(family=fam["family"].map(template_label))
+        tables.append(Table(_ordered(fam, b.order, ["metric", "family", "inference_mode", "baseline_mode"]),
                             "The code mode's mean minus the text mode's per question family (gain > 0: code helps).",
                             _sql("model_name, family, metric, inference_mode, baseline_mode, value, baseline_value, "
-                                 "gain, n, baseline_n", "analysis_mode_gains", b.where,
+                                 "gain, n, baseline_n", "analysis_mode_gains", b.where + " and level = 'family'",
                                  "model_name, metric, family, inference_mode, baseline_mode")))
+        by_skill = gains[gains["level"] == "treb_skill"] if "level" in gains else gains.iloc[:0]
+        if len(by_skill):
+            shown = by_skill.drop(columns=["scoring_mode", "level", "family", "metric"])
+            tables.append(Table(_ordered(shown, b.order, ["treb_skill", "inference_mode", "baseline_mode"]),
+                                "The code mode's mean minus the text mode's per TReB skill (TReB's Figure 2: each "
+                                "skill the mean of its subtasks' means).",
+                                _sql("model_name, treb_skill, inference_mode, baseline_mode, value, baseline_value, "
+                                     "gain, n, baseline_n", "analysis_mode_gains",
+                                     b.where + " and level = 'treb_skill'",
+                                     "model_name, treb_skill, inference_mode, baseline_mode"),
+                                "Code-mode gains per TReB skill"))
     return Section("modes", "Does reasoning or code help?", "direct answers, text chain of thought (tcot), a program "
-                   "(pot) and interleaved code (icot) on the same questions (TReB's modes).",
-                   [(fig, f"Mean F1 of each model / inference mode (rows) on each question family (columns; "
-                          f"{b.reading}; pot is scored on its program's executed answer, a failed run 0): compare "
-                          f"the rows of one model.")], tables)
+                   "(pot) and interleaved code (icot) on the same questions (TReB's modes).", figures, tables)
 
 
 def _table_size(b: _Builder) -> Section | None:
@@ -632,14 +655,30 @@ def _treb_skills(b: _Builder) -> Section | None:
     df = _strict(b.frame("by_treb_skill"), b.mode)
     if _under_test(df, b.baselines).empty:  # a section is about models under test; the baselines stand beside
         return None
-    labelled = df.assign(subtask=[subtask_label(*k) for k in zip(df["treb_skill"], df["treb_subtask"], df["metric"])],
-                         metric="score")
+    skill_rows = df["treb_subtask"].isna()
+    subtasks = df[~skill_rows]
+    labelled = subtasks.assign(subtask=[subtask_label(*k) for k in zip(subtasks["treb_skill"], subtasks["treb_subtask"],
+                                                                       subtasks["metric"])], metric="score")
+    figures = []
+    if skill_rows.any():
+        skills = df[skill_rows].assign(metric="score")
+        figures.append((plots.plot_means_with_intervals(
+            skills, b.fig_dir, "treb_skill_means.png", f"Each TReB skill: the mean of its subtasks' means ({b.mode} "
+            f"scoring, 95% table-resampling bootstrap intervals)", metrics=("score",),
+            label_columns=("inference_mode", "treb_skill"), baselines=sorted(b.baselines)),
+            "Each row is a model / inference mode on one of TReB's six skills: the mean of the skill's subtasks' "
+            "means, each subtask by its own metric and weighted alike (TReB averages a skill over its subtasks), "
+            "with its 95% interval from resampling tables; baselines grey, best first."))
     fig = plots.plot_means_with_intervals(
         labelled, b.fig_dir, "treb_skills.png", f"Each TReB subtask by its own metric ({b.mode} scoring, 95% "
         f"table-resampling bootstrap intervals)", metrics=("score",), label_columns=("inference_mode", "subtask"),
         baselines=sorted(b.baselines))
+    figures.append((fig, "Each row is a model / inference mode on one subtask (skill: subtask (metric)); the point "
+                         "is its mean and the bar its 95% interval from resampling tables; baselines grey, best "
+                         "first."))
     keys = ["model_name", "inference_mode", "treb_skill", "treb_subtask", "metric"]
-    shown = df.assign(interval=[_interval(lo, hi) for lo, hi in zip(df["ci_low"], df["ci_high"])])[
+    shown = df.assign(interval=[_interval(lo, hi) for lo, hi in zip(df["ci_low"], df["ci_high"])],
+                      treb_subtask=df["treb_subtask"].astype(object).where(~skill_rows, "(skill: mean of subtasks)"))[
         [*keys, "mean", "interval", "n_questions", "n_tables"]]
     sql = _sql("model_name, inference_mode, treb_skill, treb_subtask, metric, mean, ci_low, ci_high, n_questions, "
                "n_tables, n_left_out", "analysis_scores_by_treb_skill", f"scoring_mode = '{b.mode}'",
@@ -669,11 +708,9 @@ def _treb_skills(b: _Builder) -> Section | None:
     return Section("treb_skills", "Which TReB skills and subtasks are hard?",
                    "Every question family declares the TReB skill and subtask it measures and the metric that "
                    "subtask is scored by (exact match for values, ROUGE-L for text, the refusal for unanswerable "
-                   "questions, the rule for output instructions): TReB's per-subtask table, on human-centric "
-                   "tables. The table summary's reference is one good summary written by rule, not the only one.",
-                   [(fig, "Each row is a model / inference mode on one subtask (skill: subtask (metric)); the point "
-                          "is its mean and the bar its 95% interval from resampling tables; baselines grey, best "
-                          "first.")], tables)
+                   "questions, the rule for output instructions): TReB's per-skill and per-subtask tables, on "
+                   "human-centric tables. The table summary's reference is one good summary written by rule, not "
+                   "the only one.", figures, tables)
 
 
 CHOICE_SQL = {

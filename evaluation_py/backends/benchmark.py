@@ -36,13 +36,18 @@ class BenchmarkLookup:
         self._html: dict[str, str] = {}
         if tables is not None and "html" in tables:
             self._html = dict(zip(tables["table_id"].tolist(), tables["html"].tolist()))
-        # The text renderings a pot / icot program gets (evaluation_py.modes.execution).
+        # The text renderings a pot / icot program gets (evaluation_py.modes.execution): the table's, or the
+        # question's own view of it (rendering_<format>: a hidden or changed part) where it has one.
         self._texts: dict[str, dict[str, str]] = {}
-        if tables is not None:
-            for name in format_names(text_only=True):
-                if name in tables:
-                    for table_id, text in zip(tables["table_id"].tolist(), tables[name].tolist()):
-                        self._texts.setdefault(table_id, {})[name] = text
+        self._own_texts: dict[str, dict[str, str]] = {}
+        for name in format_names(text_only=True):
+            if tables is not None and name in tables:
+                for table_id, text in zip(tables["table_id"].tolist(), tables[name].tolist()):
+                    self._texts.setdefault(table_id, {})[name] = text
+            if f"rendering_{name}" in questions:
+                for qid, text in zip(ids, questions[f"rendering_{name}"].tolist()):
+                    if isinstance(text, str) and text:
+                        self._own_texts.setdefault(qid, {})[name] = text
 
     @classmethod
     def of_maps(cls, question: dict[str, str], answer_gt: dict[str, str], *, name: str, what: str,
@@ -81,8 +86,11 @@ class BenchmarkLookup:
         """The question's output instruction (JSON text), None for a question stating none."""
         return self._instruction.get(question_id)
 
-    def table_texts(self, table_id: str) -> dict[str, str]:
-        """The table's text renderings by registered text format; KeyError for an unknown table."""
+    def table_texts(self, table_id: str, question_id: str | None = None) -> dict[str, str]:
+        """The table's text renderings by registered text format, or question `question_id`'s own view of it
+        where it has one; KeyError for an unknown table."""
+        if question_id is not None and question_id in self._own_texts:
+            return self._own_texts[question_id]
         if table_id not in self._texts:
             raise KeyError(f"benchmark lookup: table {table_id!r} has no renderings (not in benchmark_tables)")
         return self._texts[table_id]

@@ -24,7 +24,9 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 # METADATA_KEYS: what the entry says about its model, for the analyses (model_metadata).
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns", "variants", "table_in_prompt", "choice_items", "splits",
-                         "shots", *METADATA_KEYS})
+                         "shots", "families", "sample_per_family", *METADATA_KEYS})
+# `families`: the question families an entry is asked (registered family ids; real questions have none);
+# `sample_per_family`: the seeded sample taken per family, that many questions of each (instead of `sample`).
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
 VARIANTS = ("original", "obfuscated")
@@ -62,6 +64,8 @@ class ModelSpec:
     shots: int = 0  # worked examples before each question: 0 or 1
     # what pot / icot prompts show of the table: `structure` (the default; the program reads the cells) or `full`
     table_in_prompt: str = "structure"
+    families: Optional[tuple[str, ...]] = None  # question families asked (None: every question)
+    sample_per_family: Optional[int] = None  # questions per family of the seeded sample (None: `sample` applies)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -135,6 +139,10 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         sample = entry.get("sample")
         if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
             raise ValueError(f"{where}: sample {sample!r} must be a positive number of questions")
+        families, per_family = _families(entry, where)
+        if per_family is not None and sample is not None:
+            raise ValueError(f"{where}: keys `sample` and `sample_per_family` exclude each other (a sample of the "
+                             "whole, or one per family)")
         variants = entry.get("variants", ["original"])
         variants = [variants] if isinstance(variants, str) else variants
         if (not isinstance(variants, list) or not variants or len(set(map(str, variants))) != len(variants)
@@ -182,8 +190,33 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         specs.append(ModelSpec(name, backend_name, model, tuple(formats), tuple(sources) if sources else None,
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
                                choice_items=choice_items, variants=tuple(variants), splits=splits,
-                               metadata=metadata, shots=shots, table_in_prompt=table_in_prompt))
+                               metadata=metadata, shots=shots, table_in_prompt=table_in_prompt,
+                               families=families, sample_per_family=per_family))
     return specs
+
+
+def _families(entry: dict, where: str) -> tuple[Optional[tuple[str, ...]], Optional[int]]:
+    """`families:` distinct registered question families (one may be given bare); `sample_per_family:` a
+    positive number of questions per family."""
+    from generator_py.core.registry import UnknownNameError
+    from generator_py.questions.families import ALL_FAMILIES
+
+    families = entry.get("families")
+    if families is not None:
+        families = [families] if isinstance(families, str) else families
+        if not isinstance(families, list) or not families or len(set(map(str, families))) != len(families):
+            raise ValueError(f"{where}: key `families` {families!r} must be a non-empty list of distinct question "
+                             "families")
+        for f in families:
+            try:
+                ALL_FAMILIES.get(str(f))
+            except UnknownNameError as e:
+                raise ValueError(f"{where}: key `families`: {e}") from None
+        families = tuple(map(str, families))
+    per_family = entry.get("sample_per_family")
+    if per_family is not None and (not isinstance(per_family, int) or isinstance(per_family, bool) or per_family < 1):
+        raise ValueError(f"{where}: key `sample_per_family` {per_family!r} must be a positive number of questions")
+    return families, per_family
 
 
 def _shots(entry: dict, where: str, modes: list, formats: list) -> int:

@@ -160,8 +160,8 @@ def _build_from_relations(questions, tables, eval_models_raw, seed_raw, images=N
                           check_replay: bool = False) -> "_Built":
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
-    # the questions' own table views (naming, robustness, plausibility) and output instructions, where the mart
-    # has them (what the prompts show, and what the oracle and header_match read)
+    # the questions' own table views (naming, robustness, plausibility, outlier) and output instructions, where
+    # the mart has them (what the prompts show, what the oracle and header_match read, and what programs read)
     question_columns += tuple(c for c in QUESTION_RENDERING_COLUMNS + ("output_instruction",) if c in present)
     # what a one-shot example is chosen by (its kind: template, family), where the mart has them
     question_columns += tuple(c for c in ONE_SHOT_KIND_COLUMNS if c in present)
@@ -176,6 +176,17 @@ def _build_from_relations(questions, tables, eval_models_raw, seed_raw, images=N
     inputs = eval_inputs(question_rows, _columns(tables, TABLE_INPUT_COLUMNS), eval_models_raw, seed_raw, check_replay,
                          image_rows if images is not None else None, split_rows if splits is not None else None)
     return _Built(inputs, inputs.specs, question_rows)
+
+
+def own_views(dbt) -> Optional[pd.DataFrame]:
+    """The questions' own views of their tables (question_id and rendering_<format> of the benchmark_questions
+    rows that have one), which a pot / icot program of such a question reads; None when the mart has none."""
+    questions = dbt.ref("benchmark_questions")
+    columns = [c for c in QUESTION_RENDERING_COLUMNS if c in questions.columns]
+    if not columns:
+        return None
+    present = " or ".join(f'"{c}" is not null' for c in columns)
+    return questions.filter(present).project(", ".join(["question_id", *(f'"{c}"' for c in columns)])).df()
 
 
 def _columns(relation, columns) -> pd.DataFrame:

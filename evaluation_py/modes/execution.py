@@ -107,7 +107,8 @@ class ExecutionCache:
 
 
 class CodeRunner:
-    """Runs blocks for requests: `table_inputs(table_id)` gives a table's renderings."""
+    """Runs blocks for requests: `table_inputs(table_id, question_id)` gives the renderings a question's program
+    reads (the question's own view of its table where it has one: benchmark_questions.rendering_<format>)."""
 
     def __init__(self, cache_path: str | Path, table_inputs: Callable[[str], dict], pool_size: int = 1):
         self.cache = ExecutionCache(cache_path)
@@ -117,9 +118,10 @@ class CodeRunner:
         self.runs = 0  # blocks actually run (not read from the cache), for tests and logs
         interrupt.add_stop_hook(self.abort)
 
-    def run(self, sandbox: str, table_id: str, blocks: list[str], session: bool = False) -> list[dict]:
+    def run(self, sandbox: str, table_id: str, blocks: list[str], session: bool = False,
+            question_id: Optional[str] = None) -> list[dict]:
         """The results of `blocks`: one program (pot), or blocks run in order in one fresh session (icot)."""
-        table = {k: v for k, v in self.table_inputs(table_id).items() if k in TABLE_INPUTS}
+        table = {k: v for k, v in self.table_inputs(table_id, question_id).items() if k in TABLE_INPUTS}
         key = execution_key(sandbox, table, blocks, session)
         cached = self.cache.get(key)
         if cached is not None:

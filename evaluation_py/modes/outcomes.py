@@ -5,8 +5,9 @@ pot's program runs here, after the response is cached (when eval_predictions is 
 the backend: a run is cached by its inputs (execution.ExecutionCache), and a prediction is linked
 to its run (table `execution_links`: the answer's cache key, or an icot episode's turn keys, the
 sandbox and the limits -> the run's key), so a rebuild reads both and reads no table. Where the link is missing
-(first build, a replayed file, another sandbox) the tables are loaded (`load_tables`) and the code
-is run once, in the entry's sandbox.
+(first build, a replayed file, another sandbox) the tables are loaded (`load_tables`, and the questions' own
+views of them, `load_views`: a question that hides or changes part of its table has its program read that view)
+and the code is run once, in the entry's sandbox.
 
 Columns added to eval_predictions (NULL where they do not apply):
 
@@ -51,9 +52,25 @@ def reasoning_of(response: Optional[str]) -> Optional[str]:
     return before_final_answer(response) if response else None
 
 
+def program_inputs(tables: pd.DataFrame, views: Optional[pd.DataFrame]) -> Callable[[str, Optional[str]], dict]:
+    """(table_id, question_id) -> the renderings a question's program reads: its own view of its table
+    (`views`: benchmark_questions' question_id and rendering_<format> of the questions that have one), else the
+    table's (`tables`: benchmark_tables' table_id and renderings)."""
+    texts = {t: {c: row[c] for c in TABLE_INPUTS if c in tables.columns}
+             for t, row in zip(tables["table_id"], tables.to_dict("records"))}
+    own: dict[str, dict] = {}
+    if views is not None:
+        for q, row in zip(views["question_id"], views.to_dict("records")):
+            view = {c: row.get(f"rendering_{c}") for c in TABLE_INPUTS}
+            if all(isinstance(v, str) for v in view.values()):
+                own[q] = view
+    return lambda table_id, question_id=None: own.get(question_id) or texts[table_id]
+
+
 @interrupt.stoppable
 def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
-             load_tables: Callable[[], pd.DataFrame], sandbox_of: dict) -> dict[str, tuple[str, list[tuple[int, dict]]]]:
+             load_tables: Callable[[], pd.DataFrame], sandbox_of: dict,
+             load_views: Optional[Callable[[], pd.DataFrame]] = None) -> dict[str, tuple[str, list[tuple[int, dict]]]]:
     """cache_key -> (sandbox, [(turn of the reply, block result), ...]) for the pot / icot predictions."""
     coding = predictions[predictions["inference_mode"].map(lambda m: get_mode(m).runs_code)]
     if len(coding) == 0:
@@ -61,7 +78,7 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
     icot_keys = coding.loc[coding["inference_mode"].map(lambda m: get_mode(m).multi_turn), "cache_key"].tolist()
     with PredictionStore(store_path) as store:
         episodes = store.episodes(icot_keys) if icot_keys else {}
-    todo = []  # (cache_key, sandbox, table_id, blocks, turns, session, link_key)
+    todo = []  # (cache_key, sandbox, table_id, question_id, blocks, turns, session, link_key)
     for row in coding.itertuples(index=False):
         sandbox = sandbox_of.get(row.model_name, "bubblewrap")
         if get_mode(row.inference_mode).multi_turn:
@@ -77,32 +94,30 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
             blocks, turns, session = [program_of(_text(row.response))], [0], False
             link = json.dumps([row.cache_key, sandbox, MODE_LIMITS.to_dict()])
         if blocks:
-            todo.append((row.cache_key, sandbox, table_of[row.cache_key], blocks, turns, session,
+            todo.append((row.cache_key, sandbox, table_of[row.cache_key], row.question_id, blocks, turns, session,
                          hashlib.sha256(link.encode("utf-8")).hexdigest()))
     out: dict = {}
     cache = ExecutionCache(store_path)
     try:
         missing = []
         for item in todo:
-            results = cache.linked(item[6])
+            results = cache.linked(item[7])
             if results is None:
                 missing.append(item)
             else:
-                out[item[0]] = (item[1], list(zip(item[4], results)))
+                out[item[0]] = (item[1], list(zip(item[5], results)))
         if missing:
             for sandbox in sorted({m[1] for m in missing}):
                 require_sandbox(sandbox, f"eval_predictions (pot / icot code of {sandbox!r} entries)")
-            tables = load_tables()
-            texts = {t: {c: tables_row[c] for c in TABLE_INPUTS if c in tables.columns}
-                     for t, tables_row in zip(tables["table_id"], tables.to_dict("records"))}
+            inputs = program_inputs(load_tables(), load_views() if load_views is not None else None)
             desc = f"code runs ({', '.join(sorted({m[1] for m in missing}))})"
             bar = Progress(len(missing), desc=desc)
             t0, done = time.monotonic(), 0
-            with CodeRunner(store_path, texts.__getitem__) as runner:
+            with CodeRunner(store_path, inputs) as runner:
                 try:
-                    for key, sandbox, table_id, blocks, turns, session, link_key in missing:
-                        results = runner.run(sandbox, table_id, blocks, session=session)
-                        table = {k: v for k, v in texts[table_id].items() if k in TABLE_INPUTS}
+                    for key, sandbox, table_id, question_id, blocks, turns, session, link_key in missing:
+                        results = runner.run(sandbox, table_id, blocks, session=session, question_id=question_id)
+                        table = {k: v for k, v in inputs(table_id, question_id).items() if k in TABLE_INPUTS}
                         cache.link(link_key, execution_key(sandbox, table, blocks, session))
                         out[key] = (sandbox, list(zip(turns, results)))
                         done += 1
@@ -119,11 +134,13 @@ def _runs_of(predictions: pd.DataFrame, table_of: dict, store_path: str | Path,
 
 
 def with_mode_columns(predictions: pd.DataFrame, requests: pd.DataFrame, store_path: str | Path,
-                      load_tables: Callable[[], pd.DataFrame], sandbox_of: dict) -> pd.DataFrame:
-    """`predictions` (eval_predictions rows) with MODE_COLUMNS; `requests` gives each key's table_id."""
+                      load_tables: Callable[[], pd.DataFrame], sandbox_of: dict,
+                      load_views: Optional[Callable[[], pd.DataFrame]] = None) -> pd.DataFrame:
+    """`predictions` (eval_predictions rows) with MODE_COLUMNS; `requests` gives each key's table_id; a code run
+    not cached yet reads the tables (`load_tables`) and the questions' own views of them (`load_views`)."""
     out = predictions.copy()
     table_of = dict(zip(requests["cache_key"], requests["table_id"]))
-    runs = _runs_of(out, table_of, store_path, load_tables, sandbox_of) if len(out) else {}
+    runs = _runs_of(out, table_of, store_path, load_tables, sandbox_of, load_views) if len(out) else {}
     rows = []
     for key, mode_name, response in zip(out["cache_key"], out["inference_mode"], out["response"]):
         mode = get_mode(mode_name)
@@ -143,10 +160,11 @@ def with_mode_columns(predictions: pd.DataFrame, requests: pd.DataFrame, store_p
 
 
 def executions_table(predictions: pd.DataFrame, requests: pd.DataFrame, store_path: str | Path,
-                     load_tables: Callable[[], pd.DataFrame], sandbox_of: dict) -> pd.DataFrame:
+                     load_tables: Callable[[], pd.DataFrame], sandbox_of: dict,
+                     load_views: Optional[Callable[[], pd.DataFrame]] = None) -> pd.DataFrame:
     """eval_executions: one row per code block run (pot: its program; icot: each block of the episode)."""
     table_of = dict(zip(requests["cache_key"], requests["table_id"]))
-    runs = _runs_of(predictions, table_of, store_path, load_tables, sandbox_of) if len(predictions) else {}
+    runs = _runs_of(predictions, table_of, store_path, load_tables, sandbox_of, load_views) if len(predictions) else {}
     who = {k: (q, m, i) for k, q, m, i in zip(predictions["cache_key"], predictions["question_id"],
                                                predictions["model_name"], predictions["inference_mode"])}
     rows = [(key, *who[key], turn, b, sandbox, r.get("error_kind"), r.get("answer"), r.get("output"))

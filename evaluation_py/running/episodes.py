@@ -102,4 +102,5 @@ def _follow_up(mode, transcript: tuple, request: PredictionRequest, spec, code_r
     if code_runner is None:
         raise ValueError(f"inference mode {mode.name!r} runs code: run_episodes needs a code_runner")
     sandbox = spec.sandbox if spec is not None else "bubblewrap"
-    return mode.next_message(transcript, lambda blocks: code_runner.run(sandbox, request.table_id, blocks, session=True))
+    return mode.next_message(transcript, lambda blocks: code_runner.run(sandbox, request.table_id, blocks, session=True,
+                                                                        question_id=request.question_id))

@@ -29,8 +29,8 @@ SPLIT_COLUMN = "split"  # a question's table's fine-tuning split, where an entry
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The model's questions: its sources and fine-tuning splits, then a seeded sample stable across runs
-    and scales.
+    """The model's questions: its sources, families and fine-tuning splits, then a seeded sample (of the whole,
+    or per family) stable across runs and scales.
 
     The sample order depends on the seed and the question only (not on the model), so models with the
     same `sources` and `sample` answer the same questions and a smaller sample is part of a larger one:
@@ -43,6 +43,11 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
         q = q[q["variant"] == "original"]
     if spec.sources:
         q = q[q["source"].isin(spec.sources)]
+    if spec.families:
+        if "family" not in q.columns:
+            raise ValueError(f"eval_models entry {spec.name!r}: key `families` needs each question's family "
+                             "(benchmark_questions.family), which was not given")
+        q = q[q["family"].isin(spec.families)]
     if spec.splits:
         if SPLIT_COLUMN not in q.columns:
             raise ValueError(f"eval_models entry {spec.name!r}: key `splits` needs each table's fine-tuning split "
@@ -51,6 +56,11 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
     if spec.sample is not None and len(q) > spec.sample:
         order = [_sample_key(seed, qid) for qid in q["question_id"].tolist()]
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
+    if spec.sample_per_family is not None:  # the same seeded order, cut per family (real questions: one group)
+        order = [_sample_key(seed, qid) for qid in q["question_id"].tolist()]
+        family = q["family"].astype(object).where(q["family"].notna(), "") if "family" in q.columns else ""
+        q = (q.assign(_order=order, _family=family).sort_values("_order").groupby("_family", sort=False)
+             .head(spec.sample_per_family).drop(columns=["_order", "_family"]))
     if has_variants and spec.variants != ("original",):
         q = questions[questions["original_question_id"].isin(set(q["question_id"]))
                       & questions["variant"].isin(spec.variants)]
@@ -70,7 +80,8 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
 
     `benchmark` (default: one over `questions` and `tables`) is what the cache keys of backends that
     read the benchmark are computed from. A question with a `rendering_<format>` text (benchmark_questions:
-    the naming families hide part of their table) shows it instead of its table's rendering.
+    a naming family hides part of its table, outlier detection moves a value) shows it instead of its table's
+    rendering, and a code mode's structure and program are of that view.
     """
     chosen = select_questions(spec, questions, seed)
     params = resolve_params(spec.params) if backend_class(spec.backend).speaks_openai else dict(spec.params)
@@ -80,9 +91,8 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     # Plain dicts: a DataFrame lookup per request (`.at`) costs more than rendering the prompt.
     rows = list(zip(chosen["question_id"].tolist(), chosen["table_id"].tolist(), chosen["question"].tolist()))
     read_of = {(q, t): benchmark.fields(q, t, reads) for q, t, _ in rows} if reads else {}
-    # A question that hides part of its table (a naming family) is asked only where the hidden view is what
-    # the model sees: not on the image (drawn from the whole table) and not in a mode that runs code (its
-    # program reads the table's own renderings), where the answer would be in plain sight.
+    # A question with its own view of its table (a hidden or changed part) is not asked on the image, which is
+    # drawn from the whole table; a code mode's program reads the view (modes.execution), so it is asked there.
     hiding = _questions_with_own_view(chosen)
     example_of, example_text = {}, {}
     if spec.shots == 1:  # one worked example before each question (prompting.one_shot)
@@ -107,16 +117,16 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                 text_of = dict(zip(chosen["question_id"].tolist(), question_table_texts(chosen, tables, table_format)))
                 structure = mode.shows_structure and spec.table_in_prompt == "structure"
                 if structure:
-                    structure_of = _structures(tables, table_format)
+                    structure_of = _structures(tables, table_format, chosen)
                 prompt_version = mode.structure_prompt_version if structure else mode.prompt_version
             for question_id, table_id, question in rows:
-                if question_id in hiding and (table_format == IMAGE_FORMAT or mode.runs_code):
+                if question_id in hiding and table_format == IMAGE_FORMAT:
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
                 elif structure:
-                    messages = mode.build_structure_messages(structure_of(table_id), table_format, question,
-                                                             system_role=spec.system_role)
+                    messages = mode.build_structure_messages(structure_of(table_id, question_id), table_format,
+                                                             question, system_role=spec.system_role)
                 elif question_id in example_of:
                     messages = _one_shot_messages(text_of[question_id], table_format, question, spec.system_role,
                                                   example_of[question_id], example_text[table_format])
@@ -158,20 +168,27 @@ def question_table_texts(questions: pd.DataFrame, tables: pd.DataFrame, table_fo
     return [o if isinstance(o, str) and o else text_of.get(t) for o, t in zip(own, questions["table_id"].tolist())]
 
 
-def _structures(tables: pd.DataFrame, table_format: str):
-    """table_id -> the structure text a code mode's prompt shows instead of the table (made on first use)."""
+def _structures(tables: pd.DataFrame, table_format: str, questions: pd.DataFrame):
+    """(table_id, question_id) -> the structure text a code mode's prompt shows instead of the table: of the
+    question's own view where it has one (a blanked header is then not listed), else of its table (made on first
+    use)."""
     from generator_py.render.registry import get_format
     from ..prompting.table_structure import describe_structure
 
     rows = tables.drop_duplicates("table_id").set_index("table_id")
+    own = {}
+    if all(c in questions.columns for c in ("rendering_html", "rendering_csv")):
+        own = {q: (h, c) for q, h, c in zip(questions["question_id"], questions["rendering_html"],
+                                            questions["rendering_csv"]) if isinstance(h, str) and isinstance(c, str)}
     name = get_format(table_format).display_name
     made: dict[str, str] = {}
 
-    def structure_of(table_id: str) -> str:
-        if table_id not in made:
-            made[table_id] = describe_structure(rows.at[table_id, "html"], rows.at[table_id, "csv"], table_format,
-                                                name)
-        return made[table_id]
+    def structure_of(table_id: str, question_id: Optional[str] = None) -> str:
+        key = question_id if question_id in own else table_id
+        if key not in made:
+            html, csv = own[key] if key in own else (rows.at[table_id, "html"], rows.at[table_id, "csv"])
+            made[key] = describe_structure(html, csv, table_format, name)
+        return made[key]
 
     return structure_of
 

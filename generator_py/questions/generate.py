@@ -103,15 +103,15 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
     table_id = m.table.table_id
     for _ in range(family.variants):
         for spec, extra in _draws(family, m, rng, variety, [q.spec for q in out]):
-            answer = family.compute(spec, m, extra)
-            if not answer:
+            solution = family.solve(spec, m, extra)
+            if not solution:
                 if family.exhausted(m):
                     break
                 continue
             sql, facts, n_read = family.statement(spec, m)
             repeated = family.repeats_question and out
             tpl = next(p for p in phrasings if p.phrasing == out[0].phrasing) if repeated else rng.choice(phrasings)
-            text = family.finish_question(render_question(tpl, None, nl, facts), spec)
+            text = family.question_text(tpl, nl, spec, facts)
             if repeated:
                 if text != out[0].question:  # its view differs, never its wording
                     raise ValueError(f"question family {family.family_id!r} on table {table_id}: a later view's "
@@ -121,14 +121,15 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
             texts.add(text)
             md = family.metadata(spec, m)
             change = family.rendering_change(spec, extra)
+            steps = None if solution.steps is None else [s.as_json() for s in solution.steps]
             out.append(QuestionInstance(
                 question_id=question_id(table_id, family.family_id, len(out)), table_id=table_id,
                 template_id=family.template_id, phrasing=tpl.phrasing, sql=sql, question=text, spec=spec,
-                metadata=md, properties=family.properties(spec, md, m, n_read), answer_rows=answer,
+                metadata=md, properties=family.properties(spec, md, m, n_read), answer_rows=solution.answer,
                 sql_literals=facts.literals, family=family.family_id, family_variant=len(out), kind=family.kind,
                 tables=(table_id,), suite=family.suite, answer_type=family.answer_type,
                 treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
                 hides_caption=change["hides_caption"], blank_cell=change["blank_cell"],
-                grid_change=change.get("grid_change")))
+                grid_change=change.get("grid_change"), steps=steps))
             break
     return out

@@ -30,7 +30,7 @@ COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant"
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
                                           "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric",
-                                          "grid_change"))
+                                          "grid_change", "steps_json"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -125,13 +125,13 @@ def template_measures(attributes: pd.DataFrame, values: pd.DataFrame, ranges: pd
         unit_of = load_units(units, {(t.domain, t.template_name) for t in loaded})
     out = {}
     for t in loaded:
+        r = t.value_range
         knowledge = None
         if grouped is not None:
-            r = t.value_range
             knowledge = domain_knowledge(vocab[t.domain], grouped, unit_of.get((t.domain, t.template_name)),
                                          r.low, r.high, r.is_integer)
-        out[(t.domain, t.template_name)] = Measure(t.value_range.aggregations, frozenset(vocab[t.domain].non_additive),
-                                                   knowledge)
+        out[(t.domain, t.template_name)] = Measure(r.aggregations, frozenset(vocab[t.domain].non_additive),
+                                                   r.low, r.high, knowledge)
     return out
 
 
@@ -170,7 +170,8 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                    + (q.kind, q.suite, q.answer_type, q.hides_caption,
                       q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None,
                       q.treb_skill, q.treb_subtask, q.treb_metric,
-                      None if q.grid_change is None else _SPEC_JSON(q.grid_change)))
+                      None if q.grid_change is None else _SPEC_JSON(q.grid_change),
+                      None if q.steps is None else _ANSWER_JSON(q.steps)))
     return out
 
 
@@ -239,7 +240,7 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
 _TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
-          "treb_subtask": pa.string(), "grid_change": pa.string()}
+          "treb_subtask": pa.string(), "grid_change": pa.string(), "steps_json": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,

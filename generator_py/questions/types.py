@@ -10,13 +10,17 @@ class Measure:
     """What the vocabulary says about a table template's measure (seeds domain_value_ranges, domain_attributes).
 
     `aggregations`: the functions a question may apply to it; `non_additive`: attribute names whose values
-    split it into parts that do not add up, so no sum or average spans two of their values; `knowledge`: what
-    the seeds say of its domain beyond the table (generator_py.vocabulary.knowledge: every label with its
-    ancestors, groupings, the unit and declared range), given to a build with TReB's families, else None.
+    split it into parts that do not add up, so no sum or average spans two of their values; `low`, `high`:
+    its range; `knowledge`: what the seeds say of its domain beyond the table (generator_py.vocabulary.knowledge:
+    every label with its ancestors, groupings, the unit and declared range), given to a build with TReB's
+    families, else None.
     """
 
     aggregations: tuple[str, ...] = ("sum", "avg", "min", "max")
     non_additive: frozenset[str] = frozenset()
+    # the measure's range (domain_value_ranges min and max; None: unbounded), which a moved value stays inside
+    low: Optional[float] = None
+    high: Optional[float] = None
     knowledge: Optional[Any] = None
 
 
@@ -41,8 +45,9 @@ class QuestionInstance:
     sql_literals: list[str] = field(default_factory=list)
     family: str = ""  # id of the question family that drew it (families.FAMILIES)
     family_variant: int = 0  # its number among the questions of that family on this table (0 = first)
-    # how the answer is defined: "sql" = the spec's query evaluated on the tables; "computed" / "naming" =
-    # the family's own computation (families/computed.py), whose SQL text (None for naming) states it
+    # how the answer is defined: "sql" = the spec's query evaluated on the tables; "computed" / "statistical" /
+    # "naming" = the family's own computation (families/computed.py), whose SQL text (None for statistical and
+    # naming) states it
     kind: str = "sql"
     tables: tuple[str, ...] = ()  # the tables the question reads (one today: (table_id,))
     choices: Optional[tuple[str, ...]] = None  # the options of a two-option item, None for open questions
@@ -57,3 +62,4 @@ class QuestionInstance:
     blank_cell: Optional[tuple[int, int]] = None  # (grid_row, grid_col) shown empty in its renderings
     # a further change of its table's grid its renderings show (generator_py.render.grid_changes), None for none
     grid_change: Optional[dict[str, Any]] = None
+    steps: Optional[list[dict[str, Any]]] = None  # a multi-step question's steps: operation and result, in order

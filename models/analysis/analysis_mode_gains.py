@@ -1,4 +1,5 @@
-"""Gain of pot and icot over direct and tcot per family: see evaluation_py.analysis.mode_comparison."""
+"""Gain of pot and icot over direct and tcot per family and per TReB skill: see
+evaluation_py.analysis.mode_comparison."""
 from evaluation_py.analysis.mode_comparison import mode_gains
 from generator_py.dbt_glue.build_config import stamp
 
@@ -6,4 +7,5 @@ from generator_py.dbt_glue.build_config import stamp
 def model(dbt, session):
     dbt.config(materialized="table")
     by_family = dbt.ref("analysis_scores_by_mode_family").df().drop(columns=["build_fingerprint"])
-    return stamp(mode_gains(by_family), dbt.ref("stg_build_config"))
+    by_skill = dbt.ref("analysis_scores_by_treb_skill").df().drop(columns=["build_fingerprint"])
+    return stamp(mode_gains(by_family, by_skill), dbt.ref("stg_build_config"))

@@ -10,6 +10,7 @@ pot's program runs here once, its result cached beside the answers.
 """
 from evaluation_py.dbt_glue.evaluation_inputs import eval_entries, eval_inputs_from_relations, sandbox_of_entries, store_path, table_images_in
 from evaluation_py.modes.outcomes import MODE_COLUMNS, text_columns_typed, with_mode_columns
+from evaluation_py.dbt_glue.evaluation_inputs import own_views
 from evaluation_py.running.predictions import predict_pending
 from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
 from evaluation_py.modes.execution import TABLE_INPUTS
@@ -39,6 +40,6 @@ def model(dbt, session):
     path = store_path(dbt.config.get("eval_cache_dir"), database_path(session))
     out = predict_pending(requests, set(), path, make_inputs)
     out = with_mode_columns(out, requests, path, lambda: dbt.ref("benchmark_tables").project(
-        ", ".join(("table_id",) + TABLE_INPUTS)).df(), sandbox_of_entries(entries))
+        ", ".join(("table_id",) + TABLE_INPUTS)).df(), sandbox_of_entries(entries), lambda: own_views(dbt))
     out = text_columns_typed(out, [c for c in MODE_COLUMNS if c != "code_blocks"])
     return stamp(out, dbt.ref("stg_build_config"))

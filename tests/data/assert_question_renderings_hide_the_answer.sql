@@ -1,6 +1,6 @@
 -- A question has its own table view exactly when its view differs from its table's (int_question_instances:
 -- hides_caption, blank_grid_row, grid_change), in every text format, and the view differs from the table's; a
--- view with a value set in it (set_value) shows that value.
+-- view with a value set in it (set_value) shows that value, which its table does not show.
 -- A naming question's view hides its answer: title naming's has no caption (its table's has the answer as
 -- caption); the others' CSV lacks the answer label, which its table's CSV shows (the label is shown once in the
 -- table, or the view leaves out every other place it is shown).
@@ -27,6 +27,8 @@ where (changed and (rendering_html is null or rendering_csv is null or rendering
    or (not changed and (rendering_html is not null or rendering_csv is not null or rendering_markdown is not null))
    or (family_kind = 'naming' and not changed)
    or position(set_field in rendering_csv) = 0
+   -- a value set in the view is one its table does not show (a moved outlier, a planted implausible value)
+   or position(set_field in t_csv) > 0
    or (hides_caption and (rendering_html like '%<caption>%' or t_html not like '%<caption>%'))
    or (family_kind = 'naming' and not hides_caption
        and (position(csv_field in rendering_csv) > 0 or position(csv_field in t_csv) = 0))

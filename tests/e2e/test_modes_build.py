@@ -3,18 +3,19 @@
 The loopback OpenAI server answers every mode (pot with programs the test writes, some failing; icot
 with echoes, so its episodes stop at max_turns); every evaluation and mode mart fills with the mode
 as a column, a rebuild sends nothing and runs no code. Then the real local model (Gemma 3 270M behind
-llama.cpp) on one question in all four modes: its code mostly fails, and the failures are recorded.
+llama.cpp), on the session's TReB build, asked one question of one data-analysis and one multi-step family
+(TReB's DA and ADA skills) in all four modes: its code mostly fails, and the failures are recorded.
 """
 from __future__ import annotations
 
 import pytest
 
-from support.dbt_project import build_vars, clone, query, requests_for, run_dbt, server_key
+from support.dbt_project import build_vars, clone, query, requests_for, run_dbt, server_key, treb_vars
 
 pytestmark = pytest.mark.sandbox  # pot and icot run their programs in bubblewrap
 MODES = ["direct", "tcot", "pot", "icot"]
-ANALYSIS = ["analysis_scores_by_mode_family", "analysis_mode_gains", "analysis_execution_errors",
-            "analysis_episode_turns", "analysis_mode_by_table_size"]
+ANALYSIS = ["analysis_scores_by_mode_family", "analysis_scores_by_treb_skill", "analysis_mode_gains",
+            "analysis_execution_errors", "analysis_episode_turns", "analysis_mode_by_table_size"]
 SELECT = ("--select", "models/evaluation", *ANALYSIS, "analysis_scores_by_template")
 
 
@@ -93,25 +94,45 @@ def test_a_model_in_all_four_modes_fills_every_mart_and_a_rebuild_is_free(benchm
 
 
 @pytest.mark.local_model
-def test_the_local_model_in_all_four_modes_records_its_failures(benchmark_base, tmp_path):
-    project = clone(benchmark_base, tmp_path / "p")
-    n_questions = 1  # the path of each mode, not the quality of the model
-    entry = {"name": "gemma270m", "backend": "llamacpp", "sample": n_questions, "formats": ["markdown"], "modes": MODES,
-             "max_turns": 2, "n_ctx": 4096, "n_threads": 1, "params": {"max_tokens": 96}}
-    run_dbt(project, "build", *SELECT, "--vars", build_vars(eval_models=[entry]))
-    answered = query(project, "select inference_mode, count(*) from eval_predictions group by 1")
-    errors = query(project, "select error_kind from eval_prediction_errors")
-    assert sum(n for _, n in answered) + len(errors) == n_questions * 4, errors
+def test_the_local_model_in_all_four_modes_records_its_failures(treb_build, tmp_path):
+    project = clone(treb_build, tmp_path / "p")
+    skill_of = dict(query(project, """select name, json_extract_string(attributes, '$.treb_skill')
+        from intermediate.int_registry_catalog where kind = 'families'
+        and json_extract_string(attributes, '$.treb_skill') in ('DA', 'ADA') order by name"""))
+    # one family of each skill: the path of each mode on a question's own view and on steps, not the model's quality
+    families = sorted({skill: name for name, skill in sorted(skill_of.items(), reverse=True)}.values())
+    entry = {"name": "gemma270m", "backend": "llamacpp", "families": families, "sample_per_family": 1,
+             "formats": ["markdown"], "modes": MODES, "max_turns": 2, "n_ctx": 4096, "n_threads": 1,
+             "params": {"max_tokens": 96}}
+    run_dbt(project, "build", *SELECT, "--vars", treb_vars(eval_models=[entry]), timeout=3600)
+    asked = query(project, """select q.family, r.inference_mode, count(*) from eval_requests r
+                              join benchmark_questions q using (question_id)
+                              where r.model_name = 'gemma270m' and r.turn = 0 group by all""")
+    assert len(families) == 2 and {(f, m): n for f, m, n in asked} == {(f, m): 1 for f in families for m in MODES}
+    # every request ends in a prediction or a recorded error, whatever the family and mode
+    answered = query(project, "select inference_mode, count(*) from eval_predictions where model_name = 'gemma270m' "
+                              "group by 1")
+    errors = query(project, "select error_kind from eval_prediction_errors where model_name = 'gemma270m'")
+    assert sum(n for _, n in answered) + len(errors) == len(families) * 4, errors
     assert {m for m, _ in answered} == set(MODES)
-    runs = query(project, "select inference_mode, sandbox, error_kind, output from eval_executions")
+    runs = query(project, "select inference_mode, sandbox, error_kind, output from eval_executions "
+                          "where model_name = 'gemma270m'")
     pot_runs = [r for r in runs if r[0] == "pot"]
     assert len(pot_runs) == dict(answered)["pot"] and {r[1] for r in pot_runs} == {"bubblewrap"}
     from evaluation_py.sandbox.result import ERROR_KINDS
 
     assert all(k is None or k in ERROR_KINDS for _, _, k, _ in runs)
-    # Scores exist for every request in every mode, a failed program scoring 0 in strict mode.
+    # Scores exist for every request in every mode, a failed program scoring 0 in strict mode; each family's
+    # subtask is scored by its own metric in every mode, and the skill gains compare the modes.
     failed = query(project, """select count(*) from eval_scores s join eval_predictions p using (cache_key)
                                where p.inference_mode = 'pot' and p.execution_error_kind is not null
                                and s.scoring_mode = 'strict' and s.metric = 'f1' and s.value <> 0""")
     assert failed == [(0,)]
-    assert query(project, "select count(distinct inference_mode) from analysis_scores_by_mode_family")[0][0] == 4
+    assert query(project, "select count(distinct inference_mode) from analysis_scores_by_mode_family "
+                          "where model_name = 'gemma270m'")[0][0] == 4
+    skills = set(query(project, """select treb_skill, inference_mode from analysis_scores_by_treb_skill
+                                   where model_name = 'gemma270m' and treb_subtask is null and scoring_mode = 'strict'"""))
+    assert skills == {(s, m) for s in ("DA", "ADA") for m in MODES}
+    gains = set(query(project, """select treb_skill, inference_mode, baseline_mode from analysis_mode_gains
+                                  where model_name = 'gemma270m' and level = 'treb_skill' and scoring_mode = 'strict'"""))
+    assert gains == {(s, c, t) for s in ("DA", "ADA") for c in ("pot", "icot") for t in ("direct", "tcot")}

@@ -1,6 +1,6 @@
-"""End-to-end: a CI-scale build with the TReB families (var question_suites [hctqa, treb]) up to the
-benchmark marts, the cross-checks and the scores by TReB subtask of the default baselines, with every data
-test on them; its Table III questions are those of the default CI build, row for row."""
+"""End-to-end: the CI-scale build with the TReB families (var question_suites [hctqa, treb], the session's
+`treb_build`) up to the benchmark marts, the cross-checks and the scores by TReB skill and subtask of the default
+baselines, with every data test on them; its Table III questions are those of the default CI build, row for row."""
 from __future__ import annotations
 
 import json
@@ -8,21 +8,10 @@ import json
 import duckdb
 import pytest
 
-from support.dbt_project import copy_project, run_dbt
-
-TREB_VARS = "{replicas: 1, cross_check: true, question_suites: [hctqa, treb]}"
-
 
 @pytest.fixture(scope="module")
-def treb_project(tmp_path_factory):
-    project = copy_project(tmp_path_factory.mktemp("treb") / "project")
-    # the generation and benchmark marts the questions reach, and every data test on them (singular ones included;
-    # the registry catalog, which the TReB data test reads its families from)
-    # the default baselines scored by subtask (the oracle must score 1 on each)
-    run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
-            "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "+analysis_robustness_consistency",
-            "--exclude", "tag:images", "assert_every_table_has_one_image", "--vars", TREB_VARS)
-    return project
+def treb_project(treb_build):
+    return treb_build
 
 
 @pytest.fixture(scope="module")
@@ -46,16 +35,18 @@ def test_every_family_is_asked_and_cross_checked(treb_db):
         "select i.family, count(*) from main.benchmark_questions as q join intermediate.int_question_instances as i "
         "using (question_id) where q.rendering_csv is not null group by 1").fetchall())
     # the naming families hide part of their table, so their questions have views of their own; so do the
-    # perturbed and changed views (every robustness question but the first of its table, the planted value)
+    # perturbed and changed views (every robustness question but the first of its table, the planted value, the
+    # moved outlier)
     assert all(renderings.get(f) == n for f, n in counts.items() if kinds[f] == "naming"), renderings
-    assert {f for f in renderings if kinds[f] != "naming"} == {"robustness", "plausibility"}, renderings
+    assert {f for f in renderings if kinds[f] != "naming"} == {"robustness", "plausibility", "outlier"}, renderings
 
 
 def test_the_data_tests_on_the_treb_questions_ran_and_passed(treb_project):
     results = json.loads((treb_project / "target" / "run_results.json").read_text())["results"]
     status = {r["unique_id"].split(".")[2]: r["status"] for r in results if r["unique_id"].startswith("test.")}
     for name in ("assert_treb_answers_cross_checked", "assert_treb_questions_consistent",
-                 "assert_question_renderings_hide_the_answer", "assert_questions_have_one_non_empty_answer",
+                 "assert_question_renderings_hide_the_answer", "assert_multi_step_questions_carry_their_steps",
+                 "assert_questions_have_one_non_empty_answer",
                  "assert_no_duplicate_question_text_per_table", "assert_sql_literals_appear_in_question",
                  "assert_groupings_resolved_through_the_vocabulary"):
         assert status.get(name) == "pass", (name, status.get(name))
@@ -99,7 +90,8 @@ def test_every_declared_subtask_is_scored_and_the_oracle_scores_one_on_each(treb
                                 "where treb_subtask is not null").fetchall())
     assert asked == declared and len(declared) >= 5
     rows = treb_db.execute("select model_name, treb_skill, treb_subtask, metric, mean, ci_low, n_questions, n_tables "
-                           "from main.analysis_scores_by_treb_skill where scoring_mode = 'strict'").fetchall()
+                           "from main.analysis_scores_by_treb_skill where scoring_mode = 'strict' "
+                           "and treb_subtask is not null").fetchall()
     oracle = {(s, t): (metric, mean, low, n) for m, s, t, metric, mean, low, n, _ in rows if m == "oracle"}
     assert set(oracle) == declared
     metrics = dict(treb_db.execute("select treb_subtask, any_value(treb_metric) from main.benchmark_questions "
@@ -165,3 +157,45 @@ def test_grouped_questions_say_their_phrase_and_plausibility_views_show_the_plan
     assert len(changed) == len(planted) - len(changed) >= 100  # one planted value and one control per table
     assert all(p[2] == "{none}" for p in planted if p[3] is None)
     assert all(f'"{text}"' in view and view != csv and gt != "{none}" for view, csv, gt, text in changed)
+
+
+def test_every_treb_skill_has_its_row_averaging_its_subtasks(treb_db):
+    skills = {s for (s,) in treb_db.execute("select distinct json_extract_string(attributes, '$.treb_skill') from "
+                                            "intermediate.int_registry_catalog where kind = 'families'").fetchall()}
+    assert skills == {"NLU", "TU", "TBO", "TCO", "DA", "ADA"}
+    rows = treb_db.execute("""
+        select s.model_name, s.treb_skill, s.mean, s.n_subtasks, avg(t.mean), count(t.mean)
+        from main.analysis_scores_by_treb_skill as s
+        join main.analysis_scores_by_treb_skill as t
+          on t.treb_subtask is not null and (t.model_name, t.inference_mode, t.scoring_mode, t.treb_skill)
+             = (s.model_name, s.inference_mode, s.scoring_mode, s.treb_skill)
+        where s.treb_subtask is null and s.scoring_mode = 'strict' group by all""").fetchall()
+    assert {(m, s) for m, s, *_ in rows} == {(m, s) for m in ("oracle", "header_match") for s in skills}
+    for model, skill, mean, n_subtasks, subtask_mean, n in rows:
+        assert n_subtasks == n and mean == pytest.approx(subtask_mean), (model, skill)
+        assert model != "oracle" or mean == 1.0
+
+
+def test_the_analysis_families_answer_as_stated(treb_db):
+    """The answer balance of the yes/no tests (30-70 % yes), the outlier controls, and each outlier question's
+    answer: the header path of the moved cell its view shows, or none."""
+    catalog = dict(treb_db.execute("select name, attributes from intermediate.int_registry_catalog "
+                                   "where kind = 'families'").fetchall())
+    tests = [f for f, a in catalog.items() if json.loads(a)["treb_subtask"] in ("hypothesis_testing",
+                                                                                  "multi_step_hypothesis_testing")]
+    assert len(tests) == 2
+    for family in tests:
+        yes, n = treb_db.execute("select count(*) filter (where json_extract_string(answer_rows, '$[0][0]') = 'yes'), "
+                                 "count(*) from main.benchmark_questions where family = ?", [family]).fetchone()
+        assert n >= 100 and 0.3 <= yes / n <= 0.7, (family, yes, n)
+    outliers = treb_db.execute("""select q.answer_rows, i.grid_change, q.rendering_csv from main.benchmark_questions as q
+                                  join intermediate.int_question_instances as i using (question_id)
+                                  where q.treb_subtask = 'outlier_detection'""").fetchall()
+    controls = [r for r in outliers if r[1] is None]
+    assert 0.2 <= len(controls) / len(outliers) <= 0.5, (len(controls), len(outliers))
+    for answer, moved, view in outliers:
+        if moved is None:
+            assert json.loads(answer) == [["none"]] and view is None
+        else:
+            cell = json.loads(moved)
+            assert cell["kind"] == "set_value" and json.loads(answer) == [cell["row_path"] + cell["col_path"]] and f'"{cell["text"]}"' in view

@@ -32,6 +32,8 @@ CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.
 
 # The CI-sized build: every domain, one replica per variant.
 CI_VARS = "{replicas: 1, cross_check: true}"
+# The CI-sized build with TReB's families too (tests/conftest.py `treb_build`).
+TREB = {"replicas": 1, "cross_check": True, "question_suites": ["hctqa", "treb"]}
 # The small evaluation builds: one domain, one replica.
 SEED = 42
 # this_build: each small evaluation build's marts hold its own entries only (tests of accumulated
@@ -60,6 +62,11 @@ def clone(base: Path, dest: Path) -> Path:
 def build_vars(**extra) -> str:
     """dbt `--vars` text (JSON is YAML) for the small scale plus `extra`."""
     return json.dumps({**SMALL, **extra})
+
+
+def treb_vars(**extra) -> str:
+    """dbt `--vars` text of the CI-sized build with TReB's families, plus `extra`."""
+    return json.dumps({**TREB, **extra})
 
 
 def _dbt_command(project: Path, args, env: dict | None) -> tuple[list[str], dict]:

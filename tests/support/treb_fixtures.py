@@ -1,5 +1,5 @@
 """Test data for the TReB families (suite treb): a small table with hand-checkable values, the toy domain's
-phrasings of NL templates 16-38, and int_relational_rows-shaped frames of relational tables."""
+phrasings of NL templates 16-38 and 45-55, and int_relational_rows-shaped frames of relational tables."""
 from __future__ import annotations
 
 
@@ -36,6 +36,20 @@ TREB_TEMPLATES = {
     36: [f"What is the $EXPR number {_COND} ?"],
     37: [f"Which $OPPATTR has/have the number {_COND} $OPANDVAL ?"],
     38: [f"What is the weighted average of the numbers {_COND} ?"],
+    # the data-analysis and multi-step families
+    45: [f"Among the numbers {_COND} , is one value an outlier ?"],
+    46: [f"How are the values of the number {_COND} and $NESTED those of the number {_COND} correlated ?"],
+    47: [f"Is the mean of the numbers {_COND} higher than the mean of $NESTED the numbers {_COND} ?"],
+    48: [f"Are the numbers {_COND} normally distributed ?"],
+    49: [f"Consider the numbers {_COND} ."],
+    50: [f"Find the row with the largest $EXPR of the numbers {_COND} . What is $NESTED the number {_COND} in that row ?"],
+    51: [f"the number {_COND} is higher than $NESTED the number {_COND}"],
+    52: [f"What is the highest of the numbers {_COND} minus the average of $NESTED the numbers {_COND} ?"],
+    53: [f"What is the correlation between the $EXPR $GROUPBY of the numbers {_COND} and $NESTED that of the numbers {_COND} ?"],
+    54: [f"Compute the $EXPR of the numbers {_COND} $GROUPBY . Is the mean of $NESTED the numbers {_COND} higher above "
+         "the median of that $EXPR than below ?"],
+    55: [f"Compute the average of the numbers {_COND} $GROUPBY . What is the $EXPR of the values above their group's "
+         "average ?"],
 }
 
 # rows Event > Severity, columns Year; values chosen so that every statistic is checked by hand

@@ -138,7 +138,7 @@ def test_a_stop_kills_the_running_program_with_its_sandbox_and_leaves_no_process
 
     def evaluate():  # the runner lives in one thread, as in an evaluation model
         try:
-            with CodeRunner(tmp_path / "p.sqlite", lambda table_id: TABLE) as runner:
+            with CodeRunner(tmp_path / "p.sqlite", lambda table_id, question_id=None: TABLE) as runner:
                 outcome["first"] = runner.run("bubblewrap", "t", ["answer = 1"], session=session)
                 outcome["warm"] = descendants(os.getpid())  # the pool's worker, up
                 warm.set()

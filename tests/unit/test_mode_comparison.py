@@ -37,6 +37,29 @@ def test_scores_by_mode_family_and_the_gains_of_the_code_modes():
     assert (g["n"] == g["baseline_n"]).all()
 
 
+def test_the_gains_per_treb_skill_compare_the_skill_rows_of_each_mode():
+    from evaluation_py.analysis.treb_skills import scores_by_treb_skill
+
+    q = pd.DataFrame({"question_id": ["q1", "q2", "q3"], "family": ["welch_test", "ms_retrieval", "ms_retrieval"],
+                      "treb_skill": ["DA", "ADA", "ADA"],
+                      "treb_subtask": ["hypothesis_testing", "multi_step_retrieval", "multi_step_retrieval"],
+                      "treb_metric": ["exact_match"] * 3})
+    sc = scores().assign(table_id=lambda d: d["question_id"], metric="exact_match")
+    by_skill = scores_by_treb_skill(sc, q, seed=0, n_boot=20)
+    gains = mode_gains(scores_by_mode_family(sc, q), by_skill)
+    assert set(gains["level"]) == {"family", "treb_skill"}
+    skill = gains[(gains["level"] == "treb_skill") & (gains["scoring_mode"] == "strict")]
+    assert skill["family"].isna().all() and set(skill["metric"]) == {"treb_metric"}
+    g = skill.set_index(["inference_mode", "baseline_mode", "treb_skill"])
+    means = by_skill[by_skill["treb_subtask"].isna() & (by_skill["scoring_mode"] == "strict")].set_index(
+        ["inference_mode", "treb_skill"])["mean"]
+    for (mode, base, sk), row in g.iterrows():
+        assert row["gain"] == pytest.approx(means[(mode, sk)] - means[(base, sk)])
+    assert set(g.index.get_level_values("treb_skill")) == {"DA", "ADA"} and len(g) == 2 * 2 * 2
+    fam = gains[gains["level"] == "family"]
+    assert fam["treb_skill"].isna().all() and fam["family"].notna().all()
+
+
 def test_execution_error_rates_by_kind_per_run_and_per_prediction():
     ex = pd.DataFrame({"cache_key": ["a", "b", "c", "c", "c"], "model_name": "m",
                        "inference_mode": ["pot", "pot", "icot", "icot", "icot"], "sandbox": "bubblewrap",

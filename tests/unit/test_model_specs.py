@@ -34,7 +34,7 @@ def test_unknown_key_names_entry_key_and_closest_known_key(entry, key, closest):
 
 def test_unknown_key_without_a_close_one_lists_the_known_keys():
     msg = error_of({"name": "m", "backend": "oracle", "zzzz": 1})
-    assert "unknown key 'zzzz'" in msg and "known keys: backend, base_model, choice_items, family, finetune_set, formats, max_turns, model, modes, name, params, params_b, release_date, sample, sandbox, shots, sources, splits" in msg
+    assert "unknown key 'zzzz'" in msg and "known keys: backend, base_model, choice_items, families, family, finetune_set, formats, max_turns, model, modes, name, params, params_b, release_date, sample, sample_per_family, sandbox, shots, sources, splits" in msg
 
 
 def test_a_key_of_another_backend_is_unknown():
@@ -172,3 +172,36 @@ def test_oracle_key_follows_the_ground_truth():
     fixed = QUESTIONS.assign(answer_gt=["{4}", "{a}"])
     before, after = keys({"name": "o", "backend": "oracle"}), keys({"name": "o", "backend": "oracle"}, fixed)
     assert before[0] != after[0] and before[1] == after[1]
+
+
+def test_families_and_a_sample_per_family_pick_the_questions():
+    from evaluation_py.running.requests import select_questions
+
+    families = ["q01", "welch_test", "ms_retrieval"]
+    questions = pd.DataFrame({"question_id": [f"t{i}--{f}" for i in range(6) for f in families + ["q02"]],
+                              "table_id": [f"t{i}" for i in range(6) for _ in range(4)],
+                              "family": [f for _ in range(6) for f in families + ["q02"]]})
+    (one,) = parse_eval_models([{"name": "m", "backend": "oracle", "families": families, "sample_per_family": 1}])
+    chosen = select_questions(one, questions, 42)
+    assert sorted(chosen["family"]) == sorted(families)
+    (two,) = parse_eval_models([{"name": "m", "backend": "oracle", "families": families, "sample_per_family": 2}])
+    more = select_questions(two, questions, 42)
+    # two per family, the one-per-family sample among them (one seeded order, cut per family)
+    assert more.groupby("family").size().to_dict() == dict.fromkeys(families, 2)
+    assert set(chosen["question_id"]) <= set(more["question_id"])
+    (only,) = parse_eval_models([{"name": "m", "backend": "oracle", "families": "q02"}])
+    assert set(select_questions(only, questions, 42)["family"]) == {"q02"}
+    with pytest.raises(ValueError, match="key `families` needs each question's family"):
+        select_questions(only, questions.drop(columns="family"), 42)
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"families": ["welch_tset"]}, r"key `families`: .*welch_tset.*welch_test"),
+    ({"families": []}, "key `families` .* non-empty list of distinct question families"),
+    ({"families": ["q01", "q01"]}, "non-empty list of distinct"),
+    ({"sample_per_family": 0}, "key `sample_per_family` 0 must be a positive number"),
+    ({"sample_per_family": 1, "sample": 5}, "`sample` and `sample_per_family` exclude each other"),
+])
+def test_bad_family_keys_name_the_entry_and_the_key(extra, message):
+    with pytest.raises(ValueError, match=r"eval_models entry 1 .*" + message):
+        parse_eval_models([{"name": "m", "backend": "oracle", **extra}])

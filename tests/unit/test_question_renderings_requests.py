@@ -45,12 +45,43 @@ def test_eval_inputs_read_the_own_views_where_the_mart_has_them():
     assert changed == {"t1--header_name"}
 
 
-def test_hiding_questions_are_not_asked_where_the_whole_table_is_seen():
-    # pot's program reads the table's own renderings (and an image shows the whole table): the blanked
-    # label would be in plain sight, so those requests are not made; direct still asks it.
+def _rendered(grid):
+    from generator_py.render.registry import render
+
+    return {name: render(grid, name) for name in ("html", "csv", "markdown")}
+
+
+def test_own_view_questions_run_code_on_their_view_and_skip_the_image(tmp_path):
+    """A code mode asks a question with its own view: its prompt's structure and its program's inputs are the
+    view's (the blanked label is nowhere in them); the image, drawn from the whole table, does not ask it."""
+    from generator_py.grid.cells import Cell, TableGrid
+    from generator_py.render.question_grid import question_grid
+    from evaluation_py.backends.benchmark import BenchmarkLookup
+    from evaluation_py.modes.outcomes import program_inputs
+
+    grid = TableGrid((Cell(1, 1, 1, 1, "corner", ""), Cell(1, 2, 1, 1, "column_header", "Sunshine"),
+                      Cell(2, 1, 1, 1, "row_header", "Doha"), Cell(2, 2, 1, 1, "data", "31")),
+                     header_rows=1, header_columns=1)
+    table, view = _rendered(grid), _rendered(question_grid(grid, blank_cell=(1, 2)))
+    tables = pd.DataFrame([{"table_id": "t1", **table}])
+    questions = QUESTIONS.assign(**{f"rendering_{f}": [None, view[f]] for f in view})
     (spec,) = parse_eval_models([{"name": "m", "backend": "oracle", "formats": ["csv"], "modes": ["direct", "pot"],
                                   "sandbox": "rlimits"}])
-    asked = {(r.question_id, r.inference_mode) for r in build_requests(spec, OWN, TABLES, 42)}
-    assert asked == {("t1--q01", "direct"), ("t1--header_name", "direct"), ("t1--q01", "pot")}
-    plain = {(r.question_id, r.inference_mode) for r in build_requests(spec, QUESTIONS, TABLES, 42)}
-    assert ("t1--header_name", "pot") in plain
+    requests = build_requests(spec, questions, tables, 42)
+    assert {(r.question_id, r.inference_mode) for r in requests} == {
+        (q, m) for q in ("t1--q01", "t1--header_name") for m in ("direct", "pot")}
+    prompt = {(r.question_id, r.inference_mode): " ".join(m["content"] for m in r.messages) for r in requests}
+    assert "Sunshine" in prompt[("t1--q01", "pot")] and "Sunshine" not in prompt[("t1--header_name", "pot")]
+    # the program's inputs: the view, from the lookup the runs read and from the loaders eval_predictions uses
+    lookup = BenchmarkLookup(questions, tables)
+    inputs = program_inputs(tables, questions[["question_id", "rendering_html", "rendering_csv", "rendering_markdown"]])
+    for read in (lookup.table_texts, inputs):
+        assert read("t1", "t1--header_name")["csv"] == view["csv"] and "Sunshine" not in read("t1", "t1--header_name")["html"]
+        assert read("t1", "t1--q01")["csv"] == table["csv"] == read("t1")["csv"]
+    # the image shows the whole table: a question with its own view is not asked on it
+    png = tmp_path / "t1.png"
+    png.write_bytes(b"png")
+    with_image = tables.assign(image_path=[str(png)], image_sha256=["0" * 64])
+    (vision,) = parse_eval_models([{"name": "v", "backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1",
+                                    "formats": ["image"]}])
+    assert {r.question_id for r in build_requests(vision, questions, with_image, 42)} == {"t1--q01"}

@@ -298,6 +298,15 @@ def test_questions_name_every_condition_and_both_sides(seed_questions):
             if q.family in ("pct_change", "agg_ratio", "correlation"):
                 assert q.spec["first"] != q.spec["second"]
             assert q.answer_type == BOTH.get(q.family).answer_type
+            # the answer has the shape its type says
+            first = q.answer_rows[0]
+            assert (q.answer_type == "text") == (q.kind in ("naming", "summary")), q.question_id
+            if q.answer_type == "refusal":
+                assert q.answer_rows == [["no answer"]]
+            elif q.answer_type == "boolean":
+                assert q.answer_rows in ([["true"]], [["false"]], [["yes"]], [["no"]]), q.question_id
+            elif q.answer_type == "labels":
+                assert len(q.answer_rows) == 1 and first and all(isinstance(v, str) and v for v in first)
 
 
 def test_the_hctqa_draws_do_not_change_with_treb_added(seed_questions):

@@ -1,6 +1,7 @@
 """TReB's data-analysis computations on an HCT, answered exactly from the relational table: the sample
 standard deviation and the median of a selection, the percentage change between two cells, the ratio of
-two aggregates, and the Pearson correlation between two rows or two columns of values.
+two aggregates, and the Pearson correlation between two rows or two columns of values (its coefficient, and
+its direction and strength against thresholds the question states).
 
 Exactness: values are read as exact rationals (`Fraction` of the stored float) and every step is exact up
 to the one final square root (standard deviation, correlation); the answer prints through format_number
@@ -273,4 +274,62 @@ class Correlation(ComputedFamily):
         return format_number(float(np.corrcoef([a[k] for k in shared], [b[k] for k in shared])[0, 1]))
 
 
-FAMILIES = (StandardDeviation(), Median(), PercentageChange(), AggregateRatio(), Correlation())
+# |r| at or above: the strength a direction-and-strength answer names (the question states the thresholds)
+STRENGTHS = (("strong", Fraction(7, 10)), ("moderate", Fraction(3, 10)), ("weak", Fraction(0)))
+STRENGTH_MARGIN = Fraction(1, 10 ** 6)  # r^2 this close to a threshold's square is not asked
+
+
+def strength_label(r: float) -> str:
+    """The direction-and-strength category of a correlation coefficient (the cross-check's reading)."""
+    strength = next(name for name, bound in STRENGTHS if abs(r) >= bound)
+    return f"{strength} {'positive' if r > 0 else 'negative'}"
+
+
+class CorrelationStrength(Correlation):
+    """The direction and strength of Pearson's r (strong |r| >= 0.7, moderate >= 0.3, else weak; positive or
+    negative), the thresholds stated in the question; paired as `correlation`."""
+
+    family_id = "correlation_strength"
+    answer_type = "labels"
+    treb_skill, treb_subtask = "DA", "correlation_analysis"
+    nl = NLRequirements(46, (("NESTED",),), frozenset({"NESTED"}))
+
+    def compute(self, spec, m, extra):
+        ps = pairs(m, spec)
+        if ps is None or len(ps) < 3:
+            return None
+        n = len(ps)
+        mx = sum((x for x, _ in ps), Fraction(0)) / n
+        my = sum((y for _, y in ps), Fraction(0)) / n
+        sxy = sum(((x - mx) * (y - my) for x, y in ps), Fraction(0))
+        sxx = sum(((x - mx) ** 2 for x, _ in ps), Fraction(0))
+        syy = sum(((y - my) ** 2 for _, y in ps), Fraction(0))
+        if sxx == 0 or syy == 0 or sxy == 0:
+            return None
+        r2 = sxy * sxy / (sxx * syy)  # exact: the thresholds compare squares
+        if any(abs(r2 - bound * bound) <= STRENGTH_MARGIN for _, bound in STRENGTHS[:-1]):
+            return None
+        strength = next(name for name, bound in STRENGTHS if r2 >= bound * bound)
+        return [[f"{strength} {'positive' if sxy > 0 else 'negative'}"]]
+
+    def finish_question(self, text, spec):
+        return (f"{text} Use Pearson's r: strong when |r| is at least 0.7, moderate when it is at least 0.3, weak "
+                "below; positive or negative by its sign. Answer with the strength and the direction, e.g. "
+                "strong positive.")
+
+    def statement(self, spec, m):
+        sql, facts, n = super().statement(spec, m)
+        strength = " ".join(f"WHEN ABS(r) >= {float(bound)} THEN '{name}'" for name, bound in STRENGTHS[:-1])
+        sql = (f"SELECT CASE {strength} ELSE 'weak' END || ' ' || CASE WHEN r > 0 THEN 'positive' "
+               f"ELSE 'negative' END FROM ({sql}) AS c(r)")
+        return sql, facts, n
+
+    def cross_check(self, spec, table):
+        t = table.columns
+        keys = t.col_attributes if spec["paired_by"] == "col" else t.row_attributes
+        a, b = t.series(spec["first"], keys), t.series(spec["second"], keys)
+        shared = [k for k in a if k in b]
+        return strength_label(float(np.corrcoef([a[k] for k in shared], [b[k] for k in shared])[0, 1]))
+
+
+FAMILIES = (StandardDeviation(), Median(), PercentageChange(), AggregateRatio(), Correlation(), CorrelationStrength())

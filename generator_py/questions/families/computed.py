@@ -2,26 +2,53 @@
 (TReB's computation and naming skills): the family computes the exact answer from the relational table,
 writes the SQL text (DuckDB) that states it where there is one, and hands the NL rendering its conditions.
 
-Such a family sets `kind` ("computed" or "naming"), `suite` ("treb") and `answer_type` ("values": one number,
-compared as a value; "text": free text scored by text metrics), and implements `compute` and `statement`.
+Such a family sets `kind` ("computed": stated by SQL text; "statistical": a statistical test or criterion
+computed with scipy, no SQL text; "naming"), `suite` ("treb") and `answer_type` ("values": one number, compared
+as a value; "text": free text scored by text metrics; "boolean": yes / no or true / false; "labels": one answer
+row of one or more labels, such as a header path or a category), and implements `compute` and `statement`.
+A multi-step family (`multi_step`) implements `solve` instead: its answer and the steps that led to it, in
+order (`Step`: the operation and its intermediate result), kept as `steps_json`.
+A family may show its question a changed copy of the table (`rendering_change`: a hidden caption, a blanked
+header cell, or a change of the grid, `grid_change`: generator_py.render.grid_changes).
 The generator keeps its answer as the ground truth (`py_answer_json`); `generator_py.answers.computed_cross_check`
-recomputes every such answer independently with pandas/numpy from the relational rows.
+recomputes every such answer (and every step) independently with pandas/numpy (scipy for a test statistic) from
+the relational rows.
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 from sqlglot import exp
 
 from ...core.formatting import format_number
 from ..query_facts import QueryFacts, Scope
-from ..spec import TABLE_NAME, VALUE, Rows, _and, _conditions, column
+from ..spec import TABLE_NAME, VALUE, Rows, _and, _conditions, column, filtered_rows
 from ..table_model import TableModel
 from .registry import QuestionFamily
 
 # answers of these families, as the gt prints them: format_number (two decimals, ties half up)
 ROUNDING_MARGIN = 1e-4  # an exact value this close (in units of 0.01) to a .xx5 tie is not asked
+
+
+class Step(NamedTuple):
+    """One step of a multi-step question: what it does, and its result (canonical text, or lists of it)."""
+
+    operation: str
+    result: Any
+
+    def as_json(self) -> dict:
+        return {"operation": self.operation, "result": self.result}
+
+
+class Solution(NamedTuple):
+    """A question's answer rows and, for a multi-step family, the steps computing it (None otherwise)."""
+
+    answer: list[list[str]]
+    steps: Optional[list[Step]] = None
+
+
+NO_CHANGE = {"hides_caption": False, "blank_cell": None, "grid_change": None}
 
 
 class ComputedFamily(QuestionFamily):
@@ -36,6 +63,7 @@ class ComputedFamily(QuestionFamily):
     # its questions on one table are the same question, with the same answer, on perturbed views of the table:
     # a model's answers across them should agree (analysis_robustness_consistency, by `view_name`)
     perturbed_views = False
+    multi_step = False  # its questions carry their steps (solve), and the cross-check recomputes each
 
     def draw_next(self, m: TableModel, rng, variety: str, asked: list[dict]) -> Optional[tuple[dict, dict]]:
         """A draw knowing the specs of the family's questions on this table so far (`asked`); by default an
@@ -51,18 +79,36 @@ class ComputedFamily(QuestionFamily):
         """The exact answer rows (canonical text), or None when this draw cannot be asked."""
         raise NotImplementedError
 
+    def solve(self, spec: dict, m: TableModel, extra: dict) -> Optional[Solution]:
+        """The answer and, for a multi-step family, its steps; None when this draw cannot be asked."""
+        answer = self.compute(spec, m, extra)
+        return Solution(answer) if answer else None
+
     def statement(self, spec: dict, m: TableModel) -> tuple[Optional[str], QueryFacts, int]:
         """(SQL text or None, the facts the NL rendering reads, relational rows the question reads)."""
         raise NotImplementedError
+
+    def cross_check_steps(self, spec: dict, table) -> list:
+        """A multi-step family recomputes the result of every step here, independently of `solve` (pandas on
+        `table`, like `cross_check`), in the order and the canonical text `solve` stores them."""
+        raise NotImplementedError(f"question family {self.family_id!r} is not multi-step")
 
     def finish_question(self, text: str, spec: dict) -> str:
         """The rendered question as asked (a family may add a sentence its phrasings cannot hold)."""
         return text
 
+    def question_text(self, template, nl, spec: dict, facts: QueryFacts) -> str:
+        """The question from its phrasing: the phrasing filled from `facts`, then `finish_question`. A family
+        whose question joins several filled phrasings (one per part it names) renders them here."""
+        from ..rendering import render_question
+
+        return self.finish_question(render_question(template, None, nl, facts), spec)
+
     def rendering_change(self, spec: dict, extra: dict) -> dict[str, Any]:
         """How the question's view of its table differs from the table's own rendering: {"hides_caption": bool,
-        "blank_cell": (row, col) | None, "grid_change": a change of generator_py.render.grid_changes | None}."""
-        return {"hides_caption": False, "blank_cell": None, "grid_change": None}
+        "blank_cell": (row, col) | None, "grid_change": a change of generator_py.render.grid_changes | None}
+        (NO_CHANGE: none)."""
+        return dict(NO_CHANGE)
 
     def metadata(self, spec, m):
         filters = [f for sel in selections(spec) for f in sel]
@@ -82,8 +128,10 @@ class ComputedFamily(QuestionFamily):
 
 
 def selections(spec: dict) -> list[list[dict]]:
-    """The filter lists of a computed spec, in the order the question names them."""
-    return [spec[k] for k in ("filters", "first", "second") if k in spec]
+    """The filter lists of a computed spec, in the order the question names them (a compound statement's
+    `facts`, each a first and a second selection, after them)."""
+    return [spec[k] for k in ("filters", "first", "second") if k in spec] + \
+        [fact[k] for fact in spec.get("facts", ()) for k in ("first", "second")]
 
 
 def scope_of(filters: Sequence[dict]) -> Scope:
@@ -134,3 +182,21 @@ def robust(x: float | Fraction) -> bool:
 def answer_text(x: float | Fraction) -> Optional[list[list[str]]]:
     return [[format_number(float(x))]] if robust(x) else None
 
+
+
+def value_groups(m: TableModel) -> list[tuple[list[dict], int]]:
+    """(filters, number of cells) of the selections a statistic of "these values" reads: each column and each
+    row of the table, and every cell of one label of an attribute (a group); one filter list per distinct set
+    of cells, in that order, computed once per table."""
+    cached = getattr(m, "_value_groups", None)
+    if cached is not None:
+        return cached
+    found: dict[tuple, tuple[list[dict], int]] = {}
+    candidates = [m.filters_for("col", [cp]) for cp in m.col_paths] + [m.filters_for("row", [rp]) for rp in m.row_paths]
+    candidates += [[{"attribute": a, "values": [label]}] for a in m.row_attrs + m.col_attrs
+                   if a in m.complete and len(m.order[a]) >= 2 for label in m.order[a]]
+    for filters in candidates:
+        cells = filtered_rows(m.rows, {"filters": filters})
+        found.setdefault(tuple(sorted(id(r) for r in cells)), (filters, len(cells)))
+    m._value_groups = list(found.values())
+    return m._value_groups

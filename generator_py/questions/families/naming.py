@@ -14,7 +14,7 @@ from typing import Optional
 
 from ...core.formatting import format_cell_number
 from ..template_syntax import NLRequirements
-from .computed import ComputedFamily, facts_for
+from .computed import NO_CHANGE, ComputedFamily, facts_for
 
 # header roles whose text is a label a reader could name (attribute names and corners are not asked)
 NAMEABLE_ROLES = ("column_header", "row_header", "row_group_label")
@@ -46,7 +46,7 @@ class TitleNaming(ComputedFamily):
         return None, facts_for([]), 0
 
     def rendering_change(self, spec, extra):
-        return {"hides_caption": True, "blank_cell": None}
+        return {**NO_CHANGE, "hides_caption": True}
 
     def cross_check(self, spec, table):
         return table.caption or ""
@@ -102,7 +102,7 @@ class HeaderNaming(ComputedFamily):
         return None, facts_for([]), 0
 
     def rendering_change(self, spec, extra):
-        return {"hides_caption": False, "blank_cell": (spec["grid_row"], spec["grid_col"])}
+        return {**NO_CHANGE, "blank_cell": (spec["grid_row"], spec["grid_col"])}
 
     def cross_check(self, spec, table):
         return table.header_text.get((spec["grid_row"], spec["grid_col"]), "")

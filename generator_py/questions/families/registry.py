@@ -38,11 +38,13 @@ class QuestionFamily:
 
     `template_id`: the Table III template the family instantiates (1..15), None for other families;
     `nl`: the NL template_id of its phrasings in seeds/nl_templates.csv and the reserved words they need
-    and may use; `kind`: how the answer is defined ("sql": the spec's query evaluated on the table);
+    and may use; `kind`: how the answer is defined ("sql": the spec's query evaluated on the table; "computed", "statistical",
+    "naming": the family's own computation, families/computed.py);
     `variants`: how many questions of the family one table may get; `aggregate_in_table`: its aggregate
     is displayed in the HCT (a release property); `suite`: the benchmark the family belongs to ("hctqa":
     Table III, "treb": TReB's skills, families/computed.py); `answer_type`: "values" (compared as values)
-    or "text" (scored by text metrics) or "refusal" (the table cannot answer: families/unanswerable.py); `treb_skill` and `treb_subtask`: the TReB skill and subtask its
+    or "text" (scored by text metrics) or "refusal" (the table cannot answer: families/unanswerable.py) or
+    "boolean" (yes / no, true / false) or "labels" (one answer row of labels: a header path, a category); `treb_skill` and `treb_subtask`: the TReB skill and subtask its
     questions measure (questions/treb_skills.py spells them; None for a family outside TReB's map), and
     `treb_metric`: the registered metric that subtask is reported by (analysis_scores_by_treb_skill);
     `single_answer`: a TReB family's answers are one value each (data test assert_treb_questions_consistent).
