@@ -13,17 +13,18 @@ import sqlglot
 from ..core.formatting import format_value
 
 
-def _load(con: sqlite3.Connection, frame: pd.DataFrame) -> None:
+def load_table(con: sqlite3.Connection, frame: pd.DataFrame, name: str = "T") -> None:
+    """A relational table as the SQLite table `name` (attributes TEXT, Value REAL), replacing one of that name."""
     cols = list(frame.columns)
     decl = ", ".join(f'"{c}" REAL' if c.lower() == "value" else f'"{c}" TEXT' for c in cols)
-    con.execute("DROP TABLE IF EXISTS T")
-    con.execute(f"CREATE TABLE T ({decl})")
+    con.execute(f"DROP TABLE IF EXISTS {name}")
+    con.execute(f"CREATE TABLE {name} ({decl})")
     rows = []
     for rec in frame.itertuples(index=False, name=None):
         rows.append(tuple(
             (float(v) if c.lower() == "value" else (None if v is None or (isinstance(v, float) and v != v) else str(v)))
             for c, v in zip(cols, rec)))
-    con.executemany(f"INSERT INTO T VALUES ({', '.join('?' * len(cols))})", rows)
+    con.executemany(f"INSERT INTO {name} VALUES ({', '.join('?' * len(cols))})", rows)
 
 
 def to_sqlite(sql: str) -> str:
@@ -34,7 +35,7 @@ def _run_group(args) -> dict:
     frame, questions = args
     con = sqlite3.connect(":memory:")
     try:
-        _load(con, frame)
+        load_table(con, frame)
         out = {}
         for qid, sql in questions:
             out[qid] = [list(r) for r in con.execute(to_sqlite(sql)).fetchall()]

@@ -1,8 +1,10 @@
-"""The table views of the questions that hide part of their table (title_name: no caption; header_name: one
-header cell empty): one column per text format, rendered from the table's grid (generator_py.render.question_grid);
+"""The table views of the questions that do not show their table as it is: those that hide part of it (title_name:
+no caption; header_name: one header cell empty), rendered from the table's grid (generator_py.render.question_grid),
+and those that read two tables, both tables' renderings one under the other. One column per text format;
 benchmark_questions carries them, and prompts of these questions show them instead of the table's rendering."""
 from generator_py.grid.relation import CELL_COLUMNS, TABLE_COLUMNS, grids_from_columns
 from generator_py.render.question_grid import question_renderings_table
+from generator_py.render.registry import format_names
 
 
 def model(dbt, session):
@@ -13,4 +15,8 @@ def model(dbt, session):
     grid = (dbt.ref("int_table_grid").filter("table_id in (select table_id from question_rendering_tables)")
             .project(", ".join(("table_id",) + CELL_COLUMNS + TABLE_COLUMNS)).order("table_id, grid_row, grid_col"))
     columns = {name: values.tolist() for name, values in grid.fetchnumpy().items()}
-    return question_renderings_table(grids_from_columns(columns), questions)
+    several = dbt.ref("int_question_instances").filter("len(tables) > 1").project("question_id, tables").df()
+    session.register("several_tables", several[["tables"]].explode("tables").drop_duplicates())
+    texts = dbt.ref("int_table_renderings").filter("table_id in (select tables from several_tables)").project(
+        ", ".join(("table_id",) + tuple(f"\"{n}\"" for n in format_names(text_only=True)))).df()
+    return question_renderings_table(grids_from_columns(columns), questions, several, texts)

@@ -48,4 +48,6 @@ def model(dbt, session):
     }
     if "treb" in checked["question_suites"]:  # the TReB phrasings shape only a build that asks them
         digests["nl_templates_treb"] = frame_digest(dbt.ref("stg_nl_templates_treb").df())
+    if "beyond" in checked["question_suites"]:  # and the two-table and OLAP phrasings theirs
+        digests["nl_templates_beyond"] = frame_digest(dbt.ref("stg_nl_templates_beyond").df())
     return config_frame(checked, build_fingerprint(checked, digests))
