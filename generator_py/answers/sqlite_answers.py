@@ -64,6 +64,9 @@ def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple
         for j in jobs:
             out.update(_run_group(j))
         return out
+    # Import the SQLite dialect here before forking: a worker forked while another thread of this process (a
+    # second dbt model) was importing it would wait forever on that import's lock.
+    to_sqlite("SELECT 1")
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     with ctx.Pool(workers) as pool:
         for part in pool.imap_unordered(_run_group, jobs, chunksize=max(1, len(jobs) // (workers * 8) or 1)):
