@@ -44,6 +44,17 @@ def _run_group(args) -> dict:
         con.close()
 
 
+def _worker_context():
+    """Worker processes started by a fork server, never forked from this process: dbt runs models in threads,
+    and a worker forked while another model's thread holds a lock (SQLite's own memory mutex, an import's lock)
+    would wait on it forever. The server preloads this module only (not dbt's `__main__`)."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
 def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple[str, str, str]],
                    workers: int | None = None) -> dict[str, list[list]]:
     """Structured SQLite answers of (question_id, table_id, sql) triples, keyed by question_id.
@@ -64,10 +75,7 @@ def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple
         for j in jobs:
             out.update(_run_group(j))
         return out
-    # Import the SQLite dialect here before forking: a worker forked while another thread of this process (a
-    # second dbt model) was importing it would wait forever on that import's lock.
-    to_sqlite("SELECT 1")
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    ctx = _worker_context()
     with ctx.Pool(workers) as pool:
         for part in pool.imap_unordered(_run_group, jobs, chunksize=max(1, len(jobs) // (workers * 8) or 1)):
             out.update(part)

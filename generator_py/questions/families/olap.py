@@ -56,13 +56,15 @@ class OlapRollup(_Olap):
 
     @staticmethod
     def _levels(m) -> list[tuple[str, int]]:
-        """(axis, position) of every parent level shown with its child level next to it on the axis."""
+        """(axis, position) of every parent level shown with its child level next to it on the axis, and a
+        parent with a child there."""
         out = []
         for axis in ("row", "col"):
-            attrs = _axis(m, axis)[0]
+            attrs, paths = _axis(m, axis)
             for i in range(len(attrs) - 1):
                 a, b = m.attr_info[attrs[i]], m.attr_info[attrs[i + 1]]
-                if a.code == b.code and b.level == a.level + 1:
+                if (a.code == b.code and b.level == a.level + 1
+                        and any(p[i] is not None and p[i + 1] is not None for p in paths)):
                     out.append((axis, i))
         return out
 
