@@ -3,13 +3,14 @@ DuckDB runs each question's SQL on its relational tables as it stands (the groun
 family's equivalent query (`sqlite_sql`: the text transpiled, or a union of plain GROUP BYs where SQLite has no
 ROLLUP or GROUPING SETS) to check it, beside the answer the generator computed in Python.
 
-A question reads the tables of its `tables` list under the names TABLE_NAMES gives (`T`; `T1`, `T2`).
+A question reads the tables of its `tables` list under the names TABLE_NAMES gives (`T`; `T1`, `T2`). The
+questions reading the same tables run one after the other with those tables loaded once.
 """
 from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Mapping
+from typing import Iterator
 
 import duckdb
 import pandas as pd
@@ -18,91 +19,92 @@ import pyarrow as pa
 from ..core.formatting import format_value
 from ..questions.families import ALL_FAMILIES
 from ..questions.families.sql_text import TABLE_NAMES
-from ..tables.relational import relational_rows
-from .sql_cross_check import table_frames
-from .sqlite_answers import compare_answers, load_table
+from ..tables.relational import TableRows, relational_rows
+from .sqlite_answers import compare_answers
 
 CHECK_COLUMNS = ("question_id", "table_id", "family", "duckdb_answer", "sqlite_answer", "generator_answer", "agrees")
-
-
-def _tables_of(questions: pd.DataFrame) -> list[list[str]]:
-    return [[str(t) for t in ts] for ts in questions["tables"].tolist()]
-
-
-def _needed(questions: pd.DataFrame) -> set[str]:
-    return {t for ts in _tables_of(questions) for t in ts}
-
-
 ANSWER_SCHEMA = pa.schema([("question_id", pa.string()), ("answer_row", pa.int64()),
                            ("answer_values", pa.list_(pa.string()))])
 
 
-def _arrow_tables(rows: pd.DataFrame, table_ids: set[str]) -> dict[str, pa.Table]:
-    """T_REL of each table as Arrow (attributes as text, NULL kept; `Value` double): Arrow tables register in
-    DuckDB far faster than pandas frames, and a question registers each table it reads."""
-    out = {}
-    for tid, t in relational_rows(rows, table_ids).items():
-        names = t.names
-        columns = {n: pa.array([r[i] for r in t.records], type=pa.string()) for i, n in enumerate(names)}
-        columns["Value"] = pa.array([r[-1] for r in t.records], type=pa.float64())
-        out[tid] = pa.table(columns)
-    return out
+def _by_tables(questions: pd.DataFrame, *columns: str) -> Iterator[tuple[tuple[str, ...], list[tuple]]]:
+    """(tables, [(question_id, *columns) ...]) per distinct `tables` list, questions in question_id order."""
+    groups: dict[tuple, list] = {}
+    for row in zip(questions["question_id"].tolist(), questions["tables"].tolist(),
+                   *(questions[c].tolist() for c in columns)):
+        groups.setdefault(tuple(str(t) for t in row[1]), []).append((row[0],) + row[2:])
+    for tables in sorted(groups):
+        yield tables, sorted(groups[tables])
+
+
+def _read(questions: pd.DataFrame, rows: pd.DataFrame) -> dict[str, TableRows]:
+    return relational_rows(rows, {str(t) for ts in questions["tables"].tolist() for t in ts})
+
+
+def _arrow(t: TableRows) -> pa.Table:
+    """T_REL of one table: attributes as text (NULL kept), `Value` double (Arrow registers in DuckDB far faster
+    than a pandas frame)."""
+    columns = {n: pa.array([r[i] for r in t.records], type=pa.string()) for i, n in enumerate(t.names)}
+    columns["Value"] = pa.array([r[-1] for r in t.records], type=pa.float64())
+    return pa.table(columns)
 
 
 def duckdb_answers(questions: pd.DataFrame, rows: pd.DataFrame) -> pa.Table:
     """int_sql_text_answers: one row per answer row of every question (question_id, tables, sql), values as
     canonical text (NULL kept), in the order its SQL gives. `rows`: int_relational_rows of their tables."""
-    frames = _arrow_tables(rows, _needed(questions))
+    tables = {tid: _arrow(t) for tid, t in _read(questions, rows).items()}
     # one thread: each query reads a few dozen rows, and starting parallel work would cost more than it saves
     con = duckdb.connect(":memory:", config={"threads": 1})
     out = []
     try:
-        for qid, tables, sql in zip(questions["question_id"].tolist(), _tables_of(questions),
-                                    questions["sql"].tolist()):
-            names = TABLE_NAMES[len(tables)]
-            for name, tid in zip(names, tables):
-                con.register(name, frames[tid])
-            try:
-                result = con.execute(sql).fetchall()
-            except duckdb.Error as e:
-                raise ValueError(f"question {qid}: DuckDB cannot run its SQL ({e}): {sql}") from None
-            finally:
-                for name in names:
-                    con.unregister(name)
-            for i, row in enumerate(result, start=1):
-                out.append((qid, i, [format_value(v) for v in row]))
+        for read, asked in _by_tables(questions, "sql"):
+            names = TABLE_NAMES[len(read)]
+            for name, tid in zip(names, read):
+                con.register(name, tables[tid])
+            for qid, sql in asked:
+                try:
+                    result = con.execute(sql).fetchall()
+                except duckdb.Error as e:
+                    raise ValueError(f"question {qid}: DuckDB cannot run its SQL ({e}): {sql}") from None
+                out.extend((qid, i, [format_value(v) for v in row]) for i, row in enumerate(result, start=1))
+            for name in names:
+                con.unregister(name)
     finally:
         con.close()
     out.sort(key=lambda r: (r[0], r[1]))
     return pa.table([list(c) for c in zip(*out)] if out else [[], [], []], schema=ANSWER_SCHEMA)
 
 
-def sqlite_rows(frames: Mapping[str, pd.DataFrame], tables: list[str], sql: str) -> list[list]:
-    con = sqlite3.connect(":memory:")
-    try:
-        for name, tid in zip(TABLE_NAMES[len(tables)], tables):
-            load_table(con, frames[tid], name)
-        return [list(r) for r in con.execute(sql).fetchall()]
-    finally:
-        con.close()
+def _load(con: sqlite3.Connection, t: TableRows, name: str) -> None:
+    """A relational table as the SQLite table `name`: attributes TEXT, Value REAL."""
+    decl = ", ".join([f'"{c}" TEXT' for c in t.names] + ['"Value" REAL'])
+    con.execute(f"DROP TABLE IF EXISTS {name}")
+    con.execute(f"CREATE TABLE {name} ({decl})")
+    con.executemany(f"INSERT INTO {name} VALUES ({', '.join('?' * (len(t.names) + 1))})", t.records)
 
 
-def cross_check(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+def cross_check(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFrame) -> pa.Table:
     """int_sql_text_cross_check: per question (question_id, table_id, family, tables, spec_json, py_answer_json)
     its DuckDB answer (`answers`: int_sql_text_answers rows), SQLite's run of the family's equivalent query and
     the generator's answer, and whether the three agree (as multisets of rows: SQLite's union has no order)."""
     expected: dict[str, list[list]] = {}
     for qid, values in zip(answers["question_id"].tolist(), answers["answer_values"].tolist()):
         expected.setdefault(qid, []).append(list(values))
-    frames = table_frames(rows, _needed(questions))
+    tables = _read(questions, rows)
     out = []
-    for q, tables in zip(questions.sort_values("question_id").itertuples(index=False),
-                         _tables_of(questions.sort_values("question_id"))):
-        family = ALL_FAMILIES.get(q.family)
-        theirs = sqlite_rows(frames, tables, family.sqlite_sql(json.loads(q.spec_json)))
-        mine, generated = expected.get(q.question_id, []), json.loads(q.py_answer_json)
-        agrees = bool(mine) and compare_answers(mine, theirs, False) and compare_answers(mine, generated, False)
-        out.append((q.question_id, q.table_id, q.family, json.dumps(mine), json.dumps(theirs), json.dumps(generated),
-                    agrees))
+    con = sqlite3.connect(":memory:")
+    try:
+        for read, asked in _by_tables(questions, "table_id", "family", "spec_json", "py_answer_json"):
+            for name, tid in zip(TABLE_NAMES[len(read)], read):
+                _load(con, tables[tid], name)
+            for qid, table_id, family, spec_json, py_answer_json in asked:
+                sql = ALL_FAMILIES.get(family).sqlite_sql(json.loads(spec_json))
+                theirs = [list(r) for r in con.execute(sql).fetchall()]
+                mine, generated = expected.get(qid, []), json.loads(py_answer_json)
+                agrees = bool(mine) and compare_answers(mine, theirs, False) and compare_answers(mine, generated, False)
+                out.append((qid, table_id, family, json.dumps(mine), json.dumps(theirs), json.dumps(generated), agrees))
+    finally:
+        con.close()
+    out.sort(key=lambda r: r[0])
     types = [pa.string()] * 6 + [pa.bool_()]
     return pa.table([pa.array([r[i] for r in out], type=t) for i, t in enumerate(types)], names=list(CHECK_COLUMNS))
