@@ -2,9 +2,11 @@
 and run it with Python's sqlite3 on the same table (loaded as `T`)."""
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
+import pickle
 import sqlite3
+import subprocess
+import sys
 from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
@@ -44,15 +46,38 @@ def _run_group(args) -> dict:
         con.close()
 
 
-def _worker_context():
-    """Worker processes started by a fork server, never forked from this process: dbt runs models in threads,
-    and a worker forked while another model's thread holds a lock (SQLite's own memory mutex, an import's lock)
-    would wait on it forever. The server preloads this module only (not dbt's `__main__`)."""
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
-    return ctx
+def serve() -> None:
+    """A worker process: the pickled list of jobs (a table and its questions each) on stdin, the answers of all
+    of them, pickled, on stdout (`_in_processes`)."""
+    out: dict[str, list[list]] = {}
+    for job in pickle.load(sys.stdin.buffer):
+        out.update(_run_group(job))
+    pickle.dump(out, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _in_processes(jobs: list, workers: int) -> dict[str, list[list]]:
+    """The jobs' answers from `workers` fresh Python processes (fork and exec: dbt runs models in threads, and a
+    process forked without exec while another model's thread held a lock, SQLite's own memory mutex for one,
+    would wait on it forever)."""
+    command = [sys.executable, "-c", f"from {__name__} import serve; serve()"]
+    procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(workers)]
+    try:
+        for k, proc in enumerate(procs):  # every worker reads its whole share before it answers
+            proc.stdin.write(pickle.dumps(jobs[k::workers], protocol=pickle.HIGHEST_PROTOCOL))
+            proc.stdin.close()
+        out: dict[str, list[list]] = {}
+        for proc in procs:
+            answers = proc.stdout.read()
+            if proc.wait() != 0:
+                raise RuntimeError(f"SQLite cross-check worker failed: {proc.stderr.read().decode()[-2000:]}")
+            out.update(pickle.loads(answers))
+        return out
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
 
 
 def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple[str, str, str]],
@@ -75,10 +100,7 @@ def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple
         for j in jobs:
             out.update(_run_group(j))
         return out
-    ctx = _worker_context()
-    with ctx.Pool(workers) as pool:
-        for part in pool.imap_unordered(_run_group, jobs, chunksize=max(1, len(jobs) // (workers * 8) or 1)):
-            out.update(part)
+    out.update(_in_processes(jobs, workers))
     return out
 
 
