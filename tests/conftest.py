@@ -146,7 +146,8 @@ def reference_tables(synthetic_sample_dir) -> list:
 def benchmark_base(tmp_path_factory) -> Iterator[Path]:
     """The small benchmark (accidents, one replica), built once a session; tests build the evaluation on clones."""
     project = copy_project(tmp_path_factory.mktemp("eval_base") / "project")
-    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
+    run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "+benchmark_question_tables",
+            "--exclude", "resource_type:test",
             "--vars", build_vars())
     yield from _shared(project)
 

@@ -1,16 +1,13 @@
 """Breakdown of model scores: see evaluation_py.analysis.breakdowns.scores_by_olap_operation."""
-import json
-
 from evaluation_py.analysis import scores_by_olap_operation
 from generator_py.dbt_glue.build_config import stamp
+from generator_py.questions.families import ALL_FAMILIES
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    # each question's family declares its OLAP operation (int_registry_catalog)
-    families = dbt.ref("int_registry_catalog").filter("kind = 'families'").project("name, attributes").df()
-    operation = {name: json.loads(attributes).get("olap_operation")
-                 for name, attributes in zip(families["name"], families["attributes"])}
+    # each question's family declares its OLAP operation (the registry, plugins included)
+    operation = {name: ALL_FAMILIES.get(name).olap_operation for name in ALL_FAMILIES.names()}
     questions = dbt.ref("benchmark_questions").project("question_id, family").df()
     questions["olap_operation"] = questions["family"].map(operation)
     scores = dbt.ref("eval_scores").project(
