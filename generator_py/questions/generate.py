@@ -100,8 +100,9 @@ def _draws(family, m: TableModel, rng, variety: str):
 
 
 def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
-    """Questions of a family answered by its own computation (families/computed.py), drawn like the others:
-    up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new."""
+    """Questions of a family answered by its own computation (families/computed.py) or its own SQL text
+    (families/sql_text.py), drawn like the others: up to `variants`, each redrawn up to MAX_TRIES times until the
+    family can answer it and its text is new."""
     out: list[QuestionInstance] = []
     table_id = m.table.table_id
     for _ in range(family.variants):
