@@ -36,7 +36,8 @@ def _family(f) -> dict[str, Any]:
     return {"suite": f.suite, "kind": f.kind, "answer_type": f.answer_type, "template_id": f.template_id,
             "nl_template_id": f.nl.template_id, "variants": f.variants, "treb_skill": f.treb_skill,
             "treb_subtask": f.treb_subtask, "treb_metric": f.treb_metric, "single_answer": f.single_answer,
-            "perturbed_views": getattr(f, "perturbed_views", False), "multi_step": getattr(f, "multi_step", False)}
+            "perturbed_views": getattr(f, "perturbed_views", False), "multi_step": getattr(f, "multi_step", False),
+            "n_tables": f.n_tables, "table_roles": list(f.table_roles), "olap_operation": f.olap_operation}
 
 
 def _backend(cls) -> dict[str, Any]:

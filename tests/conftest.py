@@ -92,7 +92,7 @@ def _ci(project: Path) -> None:
     (project / "build.stderr").write_text(proc.stderr)
 
 
-BENCHMARK = ("+benchmark_questions", "+benchmark_tables")
+BENCHMARK = ("+benchmark_questions", "+benchmark_tables", "+benchmark_question_tables")
 
 
 def _benchmark_base(project: Path) -> None:
@@ -112,10 +112,13 @@ def _small(tmp_path_factory):
 def _treb(project: Path) -> None:
     # the generation and benchmark marts the questions reach and every data test on them (singular ones
     # included; the registry catalog, which the TReB data test reads its families from), the default baselines
-    # scored by TReB skill and subtask, and the consistency across perturbed views
+    # scored by TReB skill and subtask, the consistency across perturbed views; the two-table and OLAP
+    # questions' check, the tables they read, the baselines' scores by both breakdowns and their prompts
     copy_project(project)
     run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
             "+int_answer_cross_check", "+analysis_scores_by_treb_skill", "+analysis_robustness_consistency",
+            "+int_sql_text_cross_check", "+benchmark_question_tables", "+analysis_scores_by_tables_read",
+            "+analysis_scores_by_olap_operation", "+eval_prompts",
             "--exclude", "tag:images", "assert_every_table_has_one_image", "--vars", treb_vars())
 
 
@@ -156,8 +159,9 @@ def ci_build(tmp_path_factory) -> Iterator[Path]:
     yield from shared_build(tmp_path_factory, "ci", _ci)
 
 
-# The CI-sized build with TReB's families (var question_suites [hctqa, treb]) up to the benchmark marts, the
-# cross-checks, the default baselines' scores by TReB skill and every data test on them.
+# The CI-sized build with TReB's families and the two-table and OLAP ones (var question_suites [hctqa, treb,
+# beyond]) up to the benchmark marts, the cross-checks, the default baselines' scores by TReB skill, tables read
+# and OLAP operation, and every data test on them.
 @pytest.fixture(scope="session")
 def treb_build(tmp_path_factory) -> Iterator[Path]:
     yield from shared_build(tmp_path_factory, "treb", _treb)

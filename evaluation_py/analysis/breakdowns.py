@@ -219,3 +219,33 @@ def scores_by_creation_type(scores: pd.DataFrame, questions: pd.DataFrame | None
     if kind is None:
         return pd.DataFrame(columns=[*BASE_KEYS, "creation_type", *MEAN])
     return mean_scores(df.assign(creation_type=kind.to_numpy()), [*BASE_KEYS, "creation_type"])
+
+
+def scores_by_tables_read(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
+                          scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Per model x how many tables the question reads (``n_tables``: 1, or 2 for a question over two tables;
+    benchmark_question_tables); questions without a count are left out."""
+    df = _select(scores, scoring_mode, table_format)
+    n = _question_values(df, questions, "n_tables")
+    if n is None:
+        return pd.DataFrame(columns=[*BASE_KEYS, "n_tables", *MEAN])
+    n = pd.Series(to_number(n), index=df.index)
+    keep = n.notna().to_numpy()
+    out = mean_scores(df.loc[keep].assign(n_tables=n[keep].astype("int64")), [*BASE_KEYS, "n_tables"])
+    out["n_tables"] = out["n_tables"].astype("int64")
+    return out
+
+
+NO_OLAP_OPERATION = "none"  # the olap_operation group of the questions of every other family
+
+
+def scores_by_olap_operation(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
+                             scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
+    """Per model x the OLAP operation the question asks (``olap_operation``, its family's: roll-up, drill-down,
+    grouping sets), the questions of the other families as one group, NO_OLAP_OPERATION."""
+    df = _select(scores, scoring_mode, table_format)
+    op = _question_values(df, questions, "olap_operation")
+    if op is None:
+        return pd.DataFrame(columns=[*BASE_KEYS, "olap_operation", *MEAN])
+    op = op.where(op.notna(), NO_OLAP_OPERATION).astype(str)
+    return mean_scores(df.assign(olap_operation=op.to_numpy()), [*BASE_KEYS, "olap_operation"])

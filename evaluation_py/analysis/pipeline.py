@@ -58,6 +58,10 @@ def run_analysis(scores: pd.DataFrame, tables: pd.DataFrame, questions: pd.DataF
     frames["leaderboard"] = step("leaderboard", leaderboard, scores)
     if "creation_type" in questions.columns:
         frames["by_creation_type"] = step("by_creation_type", bd.scores_by_creation_type, scores, questions)
+    if "n_tables" in questions.columns:  # benchmark_question_tables' count per question
+        frames["by_tables_read"] = step("by_tables_read", bd.scores_by_tables_read, scores, questions)
+    if "olap_operation" in questions.columns:  # its family's, from the registry
+        frames["by_olap_operation"] = step("by_olap_operation", bd.scores_by_olap_operation, scores, questions)
     if {"table_id", "source", "template_id", "question"} <= set(questions.columns):
         from generator_py.questions.diversity import diversity_table
 

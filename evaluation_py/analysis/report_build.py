@@ -373,6 +373,50 @@ def _creation_type(b: _Builder) -> Section | None:
                                "model_name, inference_mode, creation_type, metric"))])
 
 
+def _tables_read(b: _Builder) -> Section | None:
+    df = b.tested("by_tables_read")
+    if df.empty or not (df["n_tables"] == 2).any():
+        return None
+    labels = {1: "one table", 2: "two tables"}
+    fig = plots.heatmap(df, "n_tables", "f1", b.fig_dir, "heatmap_tables_read_f1.png",
+                        f"F1 by model and tables read ({b.mode})", "tables the question reads",
+                        model_order=b.order, column_order=[1, 2], column_labels=labels, scoring_mode=b.mode)
+    table = _ordered(_wide(df, ["model_name", "inference_mode", "n_tables"]), b.order, ["inference_mode", "n_tables"])
+    return Section("by_tables_read", "Can the models combine two tables?",
+                   "The questions over two tables (suite beyond) read the question's table and a partner of the "
+                   "same measure in other years: the change of one cell between them (a join), an aggregate over "
+                   "both (a union), a cell of the second chosen by a ranking in the first. Their prompts show both "
+                   "tables; the questions over one table are every other question of the build.",
+                   [(fig, f"Mean F1 of each model (rows) on the questions reading one table and two tables "
+                          f"(columns; {b.reading}): the gap is what combining two tables costs.")],
+                   [Table(table, "Mean F1 and CC per model and number of tables read; n: questions.",
+                          _sql("model_name, inference_mode, n_tables, metric, value, n, n_left_out",
+                               "analysis_scores_by_tables_read", b.where,
+                               "model_name, inference_mode, n_tables, metric"))])
+
+
+def _olap(b: _Builder) -> Section | None:
+    df = b.tested("by_olap_operation")
+    if df.empty or set(df["olap_operation"]) <= {"none"}:
+        return None
+    order = ["none"] + sorted(set(df["olap_operation"]) - {"none"})
+    fig = plots.heatmap(df, "olap_operation", "f1", b.fig_dir, "heatmap_olap_operation_f1.png",
+                        f"F1 by model and OLAP operation ({b.mode})", "OLAP operation", model_order=b.order,
+                        column_order=order, column_labels={"none": "other questions"}, scoring_mode=b.mode)
+    table = _ordered(_wide(df, ["model_name", "inference_mode", "olap_operation"]), b.order,
+                     ["inference_mode", "olap_operation"])
+    return Section("by_olap_operation", "Can the models answer at levels the table does not show?",
+                   "The OLAP questions (suite beyond): a roll-up to a level of a hierarchy the table shows no "
+                   "aggregate of, a drill-down from a shown aggregate to its largest part, and grouping sets (the "
+                   "aggregate for each label of one attribute, of another, and overall).",
+                   [(fig, f"Mean F1 of each model (rows) per OLAP operation, beside every other question of the "
+                          f"build (columns; {b.reading}).")],
+                   [Table(table, "Mean F1 and CC per model and OLAP operation; n: questions.",
+                          _sql("model_name, inference_mode, olap_operation, metric, value, n, n_left_out",
+                               "analysis_scores_by_olap_operation", b.where,
+                               "model_name, inference_mode, olap_operation, metric"))])
+
+
 def _formats(b: _Builder) -> Section | None:
     board = _under_test(_strict(b.frame("leaderboard"), b.mode), b.baselines)
     if board.empty:
@@ -820,6 +864,11 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_formats, "Which table format works best?", "several formats in one entry: `formats: [html, csv, markdown]`"),
     (_text_vs_image, "Text versus image", "add `formats: [image]` beside a text format to an entry whose backend "
                                           "sends images"),
+    (_tables_read, "Can the models combine two tables?", "a model under test answering questions over two tables "
+                                                         "(var question_suites holding beyond)"),
+    (_olap, "Can the models answer at levels the table does not show?", "a model under test answering OLAP "
+                                                                        "questions (var question_suites holding "
+                                                                        "beyond)"),
     (_treb_skills, "Which TReB skills and subtasks are hard?", "a model under test scored on questions with a TReB "
                                                                "subtask (benchmark_questions.treb_subtask)"),
     (_modes, "Does reasoning or code help?", "several inference modes in one entry: `modes: [direct, tcot, pot, icot]`"),

@@ -18,6 +18,7 @@ from ..backends.params import resolve_params
 from ..prompting.image_prompts import IMAGE_FORMAT, IMAGE_PROMPT_VERSION, build_image_messages, table_images
 from ..modes.inference_mode import get_mode
 from ..configuration.model_specs import ModelSpec
+from generator_py.render.question_grid import TABLE_HEADINGS
 from generator_py.render.registry import format_names
 
 RENDERING_COLUMN = {name: name for name in format_names(text_only=True)}  # a column of benchmark_tables each
@@ -94,6 +95,7 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
     # A question with its own view of its table (a hidden or changed part) is not asked on the image, which is
     # drawn from the whole table; a code mode's program reads the view (modes.execution), so it is asked there.
     hiding = _questions_with_own_view(chosen)
+    several = _questions_reading_several_tables(chosen)
     example_of, example_text = {}, {}
     if spec.shots == 1:  # one worked example before each question (prompting.one_shot)
         from ..backends.oracle_backend import gt_to_answer
@@ -121,6 +123,10 @@ def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFram
                 prompt_version = mode.structure_prompt_version if structure else mode.prompt_version
             for question_id, table_id, question in rows:
                 if question_id in hiding and table_format == IMAGE_FORMAT:
+                    continue
+                # a program reads one table (`df`, `csv`, ...); a question over two tables is not asked in a
+                # mode that runs code
+                if question_id in several and mode.runs_code:
                     continue
                 if table_format == IMAGE_FORMAT:
                     messages = build_image_messages(image_of[table_id], question, system_role=spec.system_role)
@@ -199,6 +205,16 @@ def _questions_with_own_view(questions: pd.DataFrame) -> set[str]:
         return set()
     hides = questions[own].map(lambda t: isinstance(t, str)).any(axis=1)
     return set(questions.loc[hides, "question_id"].tolist())
+
+
+def _questions_reading_several_tables(questions: pd.DataFrame) -> set[str]:
+    """The questions whose own view shows several tables, each under its heading (question_grid.tables_view)."""
+    column = QUESTION_RENDERING_COLUMN.get("csv")
+    if column not in questions.columns:
+        return set()
+    first = TABLE_HEADINGS[0] + "\n"
+    return {q for q, t in zip(questions["question_id"].tolist(), questions[column].tolist())
+            if isinstance(t, str) and t.startswith(first)}
 
 
 def turn_limit(spec: ModelSpec, mode) -> int:

@@ -2,9 +2,11 @@
 and run it with Python's sqlite3 on the same table (loaded as `T`)."""
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
+import pickle
 import sqlite3
+import subprocess
+import sys
 from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
@@ -13,17 +15,18 @@ import sqlglot
 from ..core.formatting import format_value
 
 
-def _load(con: sqlite3.Connection, frame: pd.DataFrame) -> None:
+def load_table(con: sqlite3.Connection, frame: pd.DataFrame, name: str = "T") -> None:
+    """A relational table as the SQLite table `name` (attributes TEXT, Value REAL), replacing one of that name."""
     cols = list(frame.columns)
     decl = ", ".join(f'"{c}" REAL' if c.lower() == "value" else f'"{c}" TEXT' for c in cols)
-    con.execute("DROP TABLE IF EXISTS T")
-    con.execute(f"CREATE TABLE T ({decl})")
+    con.execute(f"DROP TABLE IF EXISTS {name}")
+    con.execute(f"CREATE TABLE {name} ({decl})")
     rows = []
     for rec in frame.itertuples(index=False, name=None):
         rows.append(tuple(
             (float(v) if c.lower() == "value" else (None if v is None or (isinstance(v, float) and v != v) else str(v)))
             for c, v in zip(cols, rec)))
-    con.executemany(f"INSERT INTO T VALUES ({', '.join('?' * len(cols))})", rows)
+    con.executemany(f"INSERT INTO {name} VALUES ({', '.join('?' * len(cols))})", rows)
 
 
 def to_sqlite(sql: str) -> str:
@@ -34,13 +37,47 @@ def _run_group(args) -> dict:
     frame, questions = args
     con = sqlite3.connect(":memory:")
     try:
-        _load(con, frame)
+        load_table(con, frame)
         out = {}
         for qid, sql in questions:
             out[qid] = [list(r) for r in con.execute(to_sqlite(sql)).fetchall()]
         return out
     finally:
         con.close()
+
+
+def serve() -> None:
+    """A worker process: the pickled list of jobs (a table and its questions each) on stdin, the answers of all
+    of them, pickled, on stdout (`_in_processes`)."""
+    out: dict[str, list[list]] = {}
+    for job in pickle.load(sys.stdin.buffer):
+        out.update(_run_group(job))
+    pickle.dump(out, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _in_processes(jobs: list, workers: int) -> dict[str, list[list]]:
+    """The jobs' answers from `workers` fresh Python processes (fork and exec: dbt runs models in threads, and a
+    process forked without exec while another model's thread held a lock, SQLite's own memory mutex for one,
+    would wait on it forever)."""
+    command = [sys.executable, "-c", f"from {__name__} import serve; serve()"]
+    procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(workers)]
+    try:
+        for k, proc in enumerate(procs):  # every worker reads its whole share before it answers
+            proc.stdin.write(pickle.dumps(jobs[k::workers], protocol=pickle.HIGHEST_PROTOCOL))
+            proc.stdin.close()
+        out: dict[str, list[list]] = {}
+        for proc in procs:
+            answers = proc.stdout.read()
+            if proc.wait() != 0:
+                raise RuntimeError(f"SQLite cross-check worker failed: {proc.stderr.read().decode()[-2000:]}")
+            out.update(pickle.loads(answers))
+        return out
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
 
 
 def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple[str, str, str]],
@@ -63,10 +100,7 @@ def sqlite_answers(tables: Mapping[str, pd.DataFrame], questions: Iterable[tuple
         for j in jobs:
             out.update(_run_group(j))
         return out
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-    with ctx.Pool(workers) as pool:
-        for part in pool.imap_unordered(_run_group, jobs, chunksize=max(1, len(jobs) // (workers * 8) or 1)):
-            out.update(part)
+    out.update(_in_processes(jobs, workers))
     return out
 
 

@@ -147,10 +147,15 @@ def obfuscate_sql_ast(sql: str, fn: Callable[[str], str]) -> str:
     return tree.transform(visit).sql(dialect="duckdb")
 
 
+def obfuscate_filters(filters: Iterable[dict], fn: Callable[[str], str]) -> list[dict]:
+    """Conditions ({attribute, values}) with attribute names and values mapped."""
+    return [{**f, "attribute": fn(f["attribute"]), "values": [fn(v) for v in f["values"]]} for f in filters]
+
+
 def obfuscate_spec(spec: dict, fn: Callable[[str], str]) -> dict:
     """The question spec (docs/contracts.md) with attribute names and filter values mapped."""
     def filters(fs):
-        return [{**f, "attribute": fn(f["attribute"]), "values": [fn(v) for v in f["values"]]} for f in fs]
+        return obfuscate_filters(fs, fn)
 
     def named(items):
         return [{**i, "name": fn(i["name"])} if i.get("kind") == "attribute" else i for i in items]
@@ -192,6 +197,11 @@ def obfuscate_questions(questions: pd.DataFrame, words_by_table: Mapping[str, fr
                         for s in out["spec_json"]]
     out["py_answer_json"] = [_answer_json(a, words.obfuscate) for a in out["py_answer_json"]]
     out["projected_attributes"] = [_map_list(v, words.obfuscate) for v in out["projected_attributes"]]
+    if "tables" in out:  # the tables it reads: the twin reads the twins of its original's
+        out["tables"] = [[obfuscated_table_id(t) for t in ts] for ts in out["tables"]]
+        out["table_conditions_json"] = [
+            json.dumps([obfuscate_filters(c, words.obfuscate) for c in json.loads(s)], sort_keys=True)
+            for s in out["table_conditions_json"]]
     return out
 
 

@@ -31,22 +31,27 @@ def _complete(answer: list) -> bool:
 def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                        families: Optional[Iterable[QuestionFamily]] = None,
                        rows: Optional[Sequence[tuple]] = None, variety: str = "paper",
-                       measure: Measure = Measure()) -> list[QuestionInstance]:
+                       measure: Measure = Measure(), partner: Optional[RelationalTable] = None
+                       ) -> list[QuestionInstance]:
     """Questions for one table: up to `variants` per applicable family, in family order (pure, deterministic).
 
     `families`: the families of the build (default: every registered family, families.FAMILIES);
     `variety`: one of QUESTION_VARIETIES (Table III as written, or the wider aggregate choices);
     `rows`: optional plain rows of the table (see TableModel), to skip reading `table.frame`;
-    `measure`: the aggregations the table's measure admits and its non-additive attributes.
+    `measure`: the aggregations the table's measure admits and its non-additive attributes;
+    `partner`: the table paired with it (questions/table_pairs.py), which the families reading two tables read
+    second; without one they ask nothing on this table.
     """
     if variety not in QUESTION_VARIETIES:
         raise ValueError(f"var question_variety must be one of {', '.join(QUESTION_VARIETIES)}, got {variety!r}")
     rng = rng_for(seed, table.table_id)
     m = TableModel(table, rows, measure)
+    if partner is not None:
+        m.partner = TableModel(partner, None, measure)
     out: list[QuestionInstance] = []
     texts: set[str] = set()
     for family in FAMILIES if families is None else families:
-        if not family.applicable(m):
+        if (family.n_tables == 2 and m.partner is None) or not family.applicable(m):
             continue
         phrasings = nl.phrasings(family.nl.template_id)
         if family.kind != "sql":
@@ -73,7 +78,8 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     template_id=family.template_id, phrasing=tpl.phrasing, sql=ast_to_sql(ast), question=text,
                     spec=spec, metadata=md, properties=family.properties(spec, md, m, len(sel)),
                     answer_rows=answer, sql_literals=facts.literals, family=family.family_id,
-                    family_variant=n_asked, kind=family.kind, tables=(table.table_id,), suite=family.suite,
+                    family_variant=n_asked, kind=family.kind, tables=(table.table_id,), table_roles=family.table_roles,
+                    table_conditions=tuple(family.table_conditions(spec)), suite=family.suite,
                     answer_type=family.answer_type,
                     treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric, choices=None if choices is None else tuple(choices), label=extra.get("label")))
                 n_asked += 1
@@ -95,10 +101,11 @@ def _draws(family, m: TableModel, rng, variety: str, asked: Optional[list] = Non
 
 
 def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
-    """Questions of a family answered by its own computation (families/computed.py), drawn like the others:
-    up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new.
-    A family asking one question on several views of its table (`repeats_question`) asks its first question's
-    text, in its first question's phrasing, again on each later view."""
+    """Questions of a family answered by its own computation (families/computed.py) or its own SQL text
+    (families/sql_text.py), drawn like the others: up to `variants`, each redrawn up to MAX_TRIES times until the
+    family can answer it and its text is new. A family asking one question on several views of its table
+    (`repeats_question`) asks its first question's text, in its first question's phrasing, again on each later
+    view."""
     out: list[QuestionInstance] = []
     table_id = m.table.table_id
     for _ in range(family.variants):
@@ -127,7 +134,9 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 template_id=family.template_id, phrasing=tpl.phrasing, sql=sql, question=text, spec=spec,
                 metadata=md, properties=family.properties(spec, md, m, n_read), answer_rows=solution.answer,
                 sql_literals=facts.literals, family=family.family_id, family_variant=len(out), kind=family.kind,
-                tables=(table_id,), suite=family.suite, answer_type=family.answer_type,
+                tables=(table_id,) + ((m.partner.table.table_id,) if family.n_tables == 2 else ()),
+                table_roles=family.table_roles, table_conditions=tuple(family.table_conditions(spec)),
+                suite=family.suite, answer_type=family.answer_type,
                 treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
                 hides_caption=change["hides_caption"], blank_cell=change["blank_cell"],
                 grid_change=change.get("grid_change"), steps=steps))

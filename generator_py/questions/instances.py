@@ -20,6 +20,7 @@ import pyarrow as pa
 from . import (FAMILIES, METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, FamilyRegistry, Measure,
                         generate_questions, load_domain_nl)
 from .spec import VALUE, Rows
+from .table_pairs import partners_of_tables
 from ..tables.relational import RelationalTable, ShownAggregate, TableAttribute, label_lists, relational_rows
 from ..vocabulary.templates import load_templates
 from ..vocabulary.domains import load_domains
@@ -30,7 +31,8 @@ COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant"
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
                                           "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric",
-                                          "grid_change", "steps_json"))
+                                          "grid_change", "steps_json", "tables", "table_roles",
+                                          "table_conditions_json"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -158,10 +160,11 @@ _SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
 _ANSWER_JSON = json.JSONEncoder(default=str).encode
 
 
-def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families) -> list[tuple]:
+def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families,
+                   partner: Optional[RelationalTable] = None) -> list[tuple]:
     out = []
     for q in generate_questions(table, nl, seed, families, rows=getattr(table, "plain_rows", None), variety=variety,
-                                measure=measure):
+                                measure=measure, partner=partner):
         md, pr = q.metadata, q.properties
         out.append((q.question_id, q.table_id, q.template_id, q.family, q.family_variant, q.phrasing, q.question,
                     q.sql, q.sql_literals, _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
@@ -171,7 +174,8 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                       q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None,
                       q.treb_skill, q.treb_subtask, q.treb_metric,
                       None if q.grid_change is None else _SPEC_JSON(q.grid_change),
-                      None if q.steps is None else _ANSWER_JSON(q.steps)))
+                      None if q.steps is None else _ANSWER_JSON(q.steps), list(q.tables), list(q.table_roles),
+                      _SPEC_JSON([list(c) for c in q.table_conditions])))
     return out
 
 
@@ -210,10 +214,11 @@ def _work(chunk: list[tuple]) -> list[tuple]:
     families = _WORKER["families"]
     out: list[tuple] = []
     with _young_gc() as collect:
-        for c in chunk:
+        for c, p in chunk:
             t = _uncompact(c)
             key = (t.domain, t.template_name)
-            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
+            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
+                                      None if p is None else _uncompact(p)))
             collect()
     return out
 
@@ -240,7 +245,8 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
 _TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
-          "treb_subtask": pa.string(), "grid_change": pa.string(), "steps_json": pa.string()}
+          "treb_subtask": pa.string(), "grid_change": pa.string(), "steps_json": pa.string(),
+          "tables": pa.list_(pa.string()), "table_roles": pa.list_(pa.string())}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
@@ -250,16 +256,21 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
     """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
 
     `measures`: per (domain, template_name), see template_measures; a template without one admits every
-    aggregate. `families`: the question families of the build (default: every registered one)."""
+    aggregate. `families`: the question families of the build (default: every registered one); when one of
+    them reads two tables, each table is paired first (questions/table_pairs.py)."""
     measures = measures or {}
     families = FAMILIES if families is None else families
     nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families)
            for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
+    by_id = {t.table_id: t for t in tables}
+    partner_ids = partners_of_tables(tables, seed) if any(f.n_tables == 2 for f in families) else {}
+    partner = {tid: by_id[p] for tid, p in partner_ids.items()}
     workers = workers or min(2, os.cpu_count() or 1)
     if workers > 1 and len(tables) > 200:
         # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
         chunks = _chunks(tables, workers * 4)
-        jobs = [[_compact(tables[i]) for i in c] for c in chunks]
+        jobs = [[(_compact(tables[i]), _compact(partner[tables[i].table_id]) if tables[i].table_id in partner
+                  else None) for i in c] for c in chunks]
         with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures, families)) as pool:
             parts = list(pool.map(_work, jobs))
         rows = [r for part in parts for r in part]
@@ -268,7 +279,8 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         with _young_gc() as collect:
             for t in tables:
                 key = (t.domain, t.template_name)
-                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
+                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
+                                           partner.get(t.table_id)))
                 collect()
     rows.sort(key=lambda r: r[0])
     return _to_arrow(rows)

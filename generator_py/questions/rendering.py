@@ -59,6 +59,8 @@ def _reserved_text(name: str, ctx: _Ctx, scope: Scope) -> Optional[str]:
         return and_list([AGG_NAMES_SUP[a] for a in f.aggregates]) if f.aggregates else None
     if name == "GROUPBY":
         return "for each " + and_list([ctx.nl.say(g) for g in f.group_by]) if f.group_by else None
+    if name == "GROUPINGSETS":
+        return ", ".join("for each " + ctx.nl.say(g) for g in f.group_by) if f.group_by else None
     if name == "TOPK":
         return str(f.limit) if f.limit is not None else None
     if name == "ORDERBYDESC":

@@ -24,6 +24,7 @@ class TableModel:
         caller has them; otherwise `table.plain_rows` if present, else they are read from `table.frame` once."""
         self.table = table
         self.measure = measure
+        self.partner: Optional["TableModel"] = None  # the second table of a two-table question (table_pairs.py)
         self.row_attrs = [a.name for a in table.row_attributes]
         self.col_attrs = [a.name for a in table.col_attributes]
         self.attr_info = {a.name: a for a in table.attributes}

@@ -16,7 +16,8 @@ Placeholders: ``$<attribute name>`` (the values of that attribute's condition, a
 and the reserved words ``$EXPR`` (minimum, maximum, total, average), ``$EXPRSUP`` (lowest, highest, total,
 average), ``$GROUPBY`` ("for each A and B"), ``$TOPK`` (k), ``$ORDERBYDESC`` (direction selector, prints
 nothing), ``$OPPATTR`` (projected / semi-joined attribute names), ``$OPANDVAL`` ("greater than 51.75"),
-``$NESTED`` (template 15: the tokens after it read the sub-query's conditions; prints nothing) and
+``$NESTED`` (template 15: the tokens after it read the sub-query's conditions; prints nothing),
+``$GROUPINGSETS`` ("for each A, for each B": one group per attribute, the grouping sets questions) and
 ``$REPORTATTR`` (report sentence only).
 
 Which reserved words a phrasing needs or may use is its question family's business (NLRequirements);
@@ -32,9 +33,11 @@ from .types import NLTemplateError
 
 SEED_FILE = "seeds/nl_templates.csv"
 TREB_SEED_FILE = "seeds/nl_templates_treb.csv"  # the phrasings of the TReB families (suite treb)
+BEYOND_SEED_FILE = "seeds/nl_templates_beyond.csv"  # the phrasings of the two-table and OLAP families (suite beyond)
 MEANINGS_FILE = "seeds/nl_table_meanings.csv"
 
-RESERVED = ("EXPRSUP", "EXPR", "GROUPBY", "TOPK", "ORDERBYDESC", "OPPATTR", "OPANDVAL", "NESTED", "REPORTATTR")
+RESERVED = ("EXPRSUP", "EXPR", "GROUPBY", "TOPK", "ORDERBYDESC", "OPPATTR", "OPANDVAL", "NESTED", "REPORTATTR",
+            "GROUPINGSETS")
 
 
 @dataclass(frozen=True)

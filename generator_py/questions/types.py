@@ -49,7 +49,9 @@ class QuestionInstance:
     # "naming" = the family's own computation (families/computed.py), whose SQL text (None for statistical and
     # naming) states it
     kind: str = "sql"
-    tables: tuple[str, ...] = ()  # the tables the question reads (one today: (table_id,))
+    tables: tuple[str, ...] = ()  # the tables the question reads, its own first (two: the pair's partner second)
+    table_roles: tuple[str, ...] = ()  # per table read: "answer" or "condition" (the family's table_roles)
+    table_conditions: tuple = ()  # per table read: the conditions ({attribute, values}) the question puts on it
     choices: Optional[tuple[str, ...]] = None  # the options of a two-option item, None for open questions
     label: Optional[str] = None  # the right option among `choices`
     suite: str = "hctqa"  # the benchmark of its family: "hctqa" (Table III) or "treb" (families/computed.py)

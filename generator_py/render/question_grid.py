@@ -1,12 +1,13 @@
 """A question's own view of its table: the table's grid with what the question asks about hidden (the
 caption for title naming, one header cell's text for header naming) or changed as its `grid_change` says
 (generator_py.render.grid_changes: perturbed, one value made implausible, one column alone), rendered in every
-text format by the same renderers as the table. The change is made on the grid, so every format shows it alike."""
+text format by the same renderers as the table. The change is made on the grid, so every format shows it alike.
+A question that reads two tables shows both: each table's rendering under a line naming it (`tables_view`)."""
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Iterable, Iterator, Mapping, Optional
+from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
 import pandas as pd
 import pyarrow as pa
@@ -65,10 +66,40 @@ def question_renderings(grids: Iterable[tuple[str, TableGrid]], questions: pd.Da
         raise ValueError(f"questions of tables without a grid in int_table_grid: {missing[:5]}")
 
 
+TABLE_HEADINGS = ("First table:", "Second table:")  # what the questions reading two tables call them
+
+
+def tables_view(texts: Sequence[str]) -> str:
+    """Several tables' renderings in one text, each under its heading (TABLE_HEADINGS), a blank line between."""
+    if not 1 < len(texts) <= len(TABLE_HEADINGS):
+        raise ValueError(f"a view of several tables shows 2 to {len(TABLE_HEADINGS)} tables, got {len(texts)}")
+    return "\n\n".join(h + "\n" + t.rstrip("\n") for h, t in zip(TABLE_HEADINGS, texts))
+
+
+def several_tables_renderings(questions: pd.DataFrame, texts: pd.DataFrame) -> Iterator[tuple]:
+    """(question_id, text per text format) of every question of `questions` (question_id, tables) that reads
+    several tables; `texts`: int_table_renderings rows of those tables (table_id and a column per text format)."""
+    names = format_names(text_only=True)
+    by_table = {tid: row for tid, row in zip(texts["table_id"], texts[list(names)].itertuples(index=False))}
+    for qid, tables in zip(questions["question_id"].tolist(), questions["tables"].tolist()):
+        tables = [str(t) for t in tables]
+        if len(tables) < 2:
+            continue
+        missing = [t for t in tables if t not in by_table]
+        if missing:
+            raise ValueError(f"question {qid}: table {missing[0]!r} has no rendering in int_table_renderings")
+        yield (qid,) + tuple(tables_view([getattr(by_table[t], n) for t in tables]) for n in names)
+
+
 def question_renderings_table(grids: Iterable[tuple[str, TableGrid]], questions: pd.DataFrame,
-                              paths: Optional[Mapping[str, Paths]] = None) -> pa.Table:
-    """question_renderings as a table of text columns (typed even when no question hides anything)."""
+                              paths: Optional[Mapping[str, Paths]] = None, several: Optional[pd.DataFrame] = None,
+                              texts: Optional[pd.DataFrame] = None) -> pa.Table:
+    """question_renderings (`paths` as there), and the views of the questions reading several tables
+    (`several`: question_id, tables; `texts`: their tables' renderings), as a table of text columns ordered by
+    question_id (typed even when no question has a view of its own)."""
     rows = list(question_renderings(grids, questions, paths))
+    if several is not None and len(several):
+        rows = sorted(rows + list(several_tables_renderings(several, texts)), key=lambda r: r[0])
     cols = list(zip(*rows)) if rows else [()] * len(RENDERING_COLUMNS)
     return pa.table({n: pa.array(list(c), type=pa.string()) for n, c in zip(RENDERING_COLUMNS, cols)})
 

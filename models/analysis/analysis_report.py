@@ -41,6 +41,8 @@ def model(dbt, session):
             "by_table_format": dbt.ref("analysis_scores_by_table_format").df(),
             "by_source_dataset": dbt.ref("analysis_scores_by_source_dataset").df(),
             "by_creation_type": dbt.ref("analysis_scores_by_creation_type").df(),
+            "by_tables_read": dbt.ref("analysis_scores_by_tables_read").df(),
+            "by_olap_operation": dbt.ref("analysis_scores_by_olap_operation").df(),
             "question_diversity": dbt.ref("analysis_question_diversity").df(),
             "verbosity": dbt.ref("analysis_answer_verbosity").df(),
             "regression": dbt.ref("analysis_property_regression").df(),

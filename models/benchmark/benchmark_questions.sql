@@ -43,9 +43,11 @@ synthetic as (
         'synthetic' as creation_type, i.template_id, i.family, i.family_variant, i.phrasing,
         i.question, i.sql,
         a.answer_gt, cast(a.answer_rows as varchar) as answer_rows, a.answer_n_rows, a.answer_n_values,
-        -- grid_change is what the question's own renderings (rendering_<format>) show, and its spec states it
+        -- grid_change is what the question's own renderings (rendering_<format>) show, and its spec states it; the
+        -- tables a question reads and the conditions on each are benchmark_question_tables
         i.* exclude (question_id, variant, original_question_id, table_id, template_id, family, family_variant, phrasing,
-                     question, sql, spec_json, py_answer_json, kind, grid_change),
+                     question, sql, spec_json, py_answer_json, kind, grid_change, tables, table_roles,
+                     table_conditions_json),
         r.* exclude (question_id),
         -- what scoring checks a response's form against (instruction_followed)
         cast(json_extract(i.spec_json, '$.instruction') as varchar) as output_instruction,

@@ -6,7 +6,7 @@ from generator_py.dbt_glue.relations import arrow_table
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    questions = dbt.ref("int_question_instances").filter("kind <> 'sql'").project(
+    questions = dbt.ref("int_question_instances").filter("kind not in ('sql', 'sql_text')").project(
         "question_id, table_id, family, spec_json, py_answer_json, steps_json").df()
     session.register("family_check_tables", questions[["table_id"]].drop_duplicates())
     chosen = "table_id in (select table_id from family_check_tables)"

@@ -8,7 +8,7 @@ from generator_py.questions.instances import generate_all, relational_tables, te
 from generator_py.questions.families import families_for_suites
 from generator_py.questions.domain_nl import tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
-from generator_py.questions.template_syntax import SEED_FILE, TREB_SEED_FILE
+from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, TREB_SEED_FILE
 
 
 def model(dbt, session):
@@ -31,11 +31,16 @@ def model(dbt, session):
                                  *knowledge)
     tables = relational_tables(dbt.ref("int_table_instances").df(), arrow_table(dbt.ref("int_relational_rows")),
                                aggregates, headers)
+    # each suite beyond hctqa has its families' phrasings in a seed of its own, read when the build asks them
+    suites = {f.suite for f in families}
     nl_templates = dbt.ref("stg_nl_templates").df()
-    if treb:  # the TReB families' phrasings (seed nl_templates_treb)
-        nl_templates = pd.concat([tag_seed_rows(nl_templates, SEED_FILE),
-                                  tag_seed_rows(dbt.ref("stg_nl_templates_treb").df(), TREB_SEED_FILE)],
-                                 ignore_index=True)
+    seeds = [tag_seed_rows(nl_templates, SEED_FILE)]
+    if "treb" in suites:
+        seeds.append(tag_seed_rows(dbt.ref("stg_nl_templates_treb").df(), TREB_SEED_FILE))
+    if "beyond" in suites:
+        seeds.append(tag_seed_rows(dbt.ref("stg_nl_templates_beyond").df(), BEYOND_SEED_FILE))
+    if len(seeds) > 1:
+        nl_templates = pd.concat(seeds, ignore_index=True)
     return generate_all(tables, nl_templates, dbt.ref("stg_nl_table_meanings").df(),
                         dbt.ref("stg_domain_attributes").df(), seed_var(dbt.config.get("seed")),
                         variety=variety_var(dbt.config.get("question_variety")), measures=measures,

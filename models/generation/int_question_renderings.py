@@ -1,10 +1,12 @@
-"""The table views of the questions whose view differs from their table's rendering (a naming question hides its
-answer: no caption, one header cell empty, a column without its header; a robustness question shows its table
-perturbed; a plausibility question one value made implausible): one column per text format, rendered from the
-table's grid (generator_py.render.question_grid); benchmark_questions carries them, and prompts of these questions
-show them instead of the table's rendering."""
+"""The table views of the questions that do not show their table as it is: those whose view differs from their
+table's rendering (a naming question hides its answer: no caption, one header cell empty, a column without its
+header; a robustness question shows its table perturbed; a plausibility question one value made implausible; an
+outlier question one value moved), rendered from the table's grid (generator_py.render.question_grid), and those
+that read two tables, both tables' renderings one under the other. One column per text format;
+benchmark_questions carries them, and prompts of these questions show them instead of the table's rendering."""
 from generator_py.grid.relation import CELL_COLUMNS, TABLE_COLUMNS, grids_from_columns
 from generator_py.render.question_grid import question_renderings_table, value_paths
+from generator_py.render.registry import format_names
 
 
 def model(dbt, session):
@@ -23,4 +25,8 @@ def model(dbt, session):
                                               "and row_group is not null")
              .project("table_id, grid_row, grid_col, row_group, col_group").df())
     paths = value_paths(*(cells[c].tolist() for c in ("table_id", "grid_row", "grid_col", "row_group", "col_group")))
-    return question_renderings_table(grids_from_columns(columns), questions, paths)
+    several = dbt.ref("int_question_instances").filter("len(tables) > 1").project("question_id, tables").df()
+    session.register("several_tables", several[["tables"]].explode("tables").drop_duplicates())
+    texts = dbt.ref("int_table_renderings").filter("table_id in (select tables from several_tables)").project(
+        ", ".join(("table_id",) + tuple(f"\"{n}\"" for n in format_names(text_only=True)))).df()
+    return question_renderings_table(grids_from_columns(columns), questions, paths, several, texts)

@@ -50,4 +50,6 @@ def model(dbt, session):
         digests["nl_templates_treb"] = frame_digest(dbt.ref("stg_nl_templates_treb").df())
         digests["value_groupings"] = frame_digest(dbt.ref("stg_value_groupings").df())
         digests["measure_units"] = frame_digest(dbt.ref("stg_measure_units").df())
+    if "beyond" in checked["question_suites"]:  # and the two-table and OLAP phrasings theirs
+        digests["nl_templates_beyond"] = frame_digest(dbt.ref("stg_nl_templates_beyond").df())
     return config_frame(checked, build_fingerprint(checked, digests))

@@ -1,11 +1,13 @@
 -- A question has its own table view exactly when its view differs from its table's (int_question_instances:
--- hides_caption, blank_grid_row, grid_change), in every text format, and the view differs from the table's; a
--- view with a value set in it (set_value) shows that value, which its table does not show.
+-- hides_caption, blank_grid_row, grid_change) or it reads two tables (its view shows both:
+-- assert_sql_text_questions_consistent), in every text format, and the view differs from the table's; a view
+-- with a value set in it (set_value) shows that value, which its table does not show.
 -- A naming question's view hides its answer: title naming's has no caption (its table's has the answer as
 -- caption); the others' CSV lacks the answer label, which its table's CSV shows (the label is shown once in the
 -- table, or the view leaves out every other place it is shown).
 with questions as (
     select q.question_id, q.table_id, q.family, json_extract_string(q.answer_rows, '$[0][0]') as answer,
+           coalesce(len(i.tables), 1) > 1 as several_tables,
            '"' || replace(json_extract_string(q.answer_rows, '$[0][0]'), '"', '""') || '"' as csv_field,
            q.rendering_html, q.rendering_csv, q.rendering_markdown, t.html as t_html, t.csv as t_csv,
            coalesce(i.hides_caption, false) as hides_caption,
@@ -22,9 +24,9 @@ with questions as (
 
 select question_id, family, answer
 from questions
-where (changed and (rendering_html is null or rendering_csv is null or rendering_markdown is null
+where ((changed or several_tables) and (rendering_html is null or rendering_csv is null or rendering_markdown is null
                     or rendering_html = t_html))
-   or (not changed and (rendering_html is not null or rendering_csv is not null or rendering_markdown is not null))
+   or (not changed and not several_tables and (rendering_html is not null or rendering_csv is not null or rendering_markdown is not null))
    or (family_kind = 'naming' and not changed)
    or position(set_field in rendering_csv) = 0
    -- a value set in the view is one its table does not show (a moved outlier, a planted implausible value)

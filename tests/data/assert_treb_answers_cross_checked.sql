@@ -3,4 +3,4 @@
 select i.question_id, i.family, c.generator_answer, c.check_answer
 from {{ ref('int_question_instances') }} as i
 left join {{ ref('int_family_cross_check') }} as c using (question_id)
-where i.kind <> 'sql' and (c.question_id is null or not c.agrees)
+where i.kind not in ('sql', 'sql_text') and (c.question_id is null or not c.agrees)

@@ -1,6 +1,7 @@
-"""End-to-end: the CI-scale build with the TReB families (var question_suites [hctqa, treb], the session's
-`treb_build`) up to the benchmark marts, the cross-checks and the scores by TReB skill and subtask of the default
-baselines, with every data test on them; its Table III questions are those of the default CI build, row for row."""
+"""End-to-end: the CI-scale build with the TReB families and the two-table and OLAP families (var question_suites
+[hctqa, treb, beyond], the session's `treb_build`) up to the benchmark marts, the cross-checks and the scores by
+TReB skill and subtask, by tables read and by OLAP operation of the default baselines, with every data test on
+them; its Table III questions are those of the default CI build, row for row."""
 from __future__ import annotations
 
 import json
@@ -33,7 +34,7 @@ def test_every_family_is_asked_and_cross_checked(treb_db):
     assert checked == (sum(counts.values()),) * 2
     renderings = dict(treb_db.execute(
         "select i.family, count(*) from main.benchmark_questions as q join intermediate.int_question_instances as i "
-        "using (question_id) where q.rendering_csv is not null group by 1").fetchall())
+        "using (question_id) where q.rendering_csv is not null and q.suite = 'treb' group by 1").fetchall())
     # the naming families hide part of their table, so their questions have views of their own; so do the
     # perturbed and changed views (every robustness question but the first of its table, the planted value, the
     # moved outlier)
@@ -45,6 +46,7 @@ def test_the_data_tests_on_the_treb_questions_ran_and_passed(treb_project):
     results = json.loads((treb_project / "target" / "run_results.json").read_text())["results"]
     status = {r["unique_id"].split(".")[2]: r["status"] for r in results if r["unique_id"].startswith("test.")}
     for name in ("assert_treb_answers_cross_checked", "assert_treb_questions_consistent",
+                 "assert_sql_text_answers_cross_checked", "assert_sql_text_questions_consistent",
                  "assert_question_renderings_hide_the_answer", "assert_multi_step_questions_carry_their_steps",
                  "assert_questions_have_one_non_empty_answer",
                  "assert_no_duplicate_question_text_per_table", "assert_sql_literals_appear_in_question",
@@ -199,3 +201,55 @@ def test_the_analysis_families_answer_as_stated(treb_db):
         else:
             cell = json.loads(moved)
             assert cell["kind"] == "set_value" and json.loads(answer) == [cell["row_path"] + cell["col_path"]] and f'"{cell["text"]}"' in view
+
+
+def test_the_two_table_and_olap_questions_are_asked_checked_and_read_their_tables(treb_db):
+    families = dict(treb_db.execute(
+        "select name, cast(json_extract(attributes, '$.n_tables') as integer) from intermediate.int_registry_catalog "
+        "where kind = 'families' and json_extract_string(attributes, '$.suite') = 'beyond'").fetchall())
+    counts = dict(treb_db.execute("select family, count(*) from main.benchmark_questions where suite = 'beyond' "
+                                  "group by family").fetchall())
+    assert set(counts) == set(families) and len(families) == 6 and min(counts.values()) >= 100, counts
+    checked = treb_db.execute("select count(*), count(*) filter (where agrees) "
+                              "from intermediate.int_sql_text_cross_check").fetchone()
+    assert checked == (sum(counts.values()),) * 2
+    # one row per table a question reads: two for the two-table families, the partner a table of the same dataset
+    reads = treb_db.execute(
+        "select q.family, count(*) as n, count(distinct t.dataset), bool_and(r.table_id <> q.table_id) "
+        "from main.benchmark_question_tables as r join main.benchmark_questions as q using (question_id) "
+        "join main.benchmark_tables as t on t.table_id = r.table_id "
+        "where q.suite = 'beyond' and r.table_position = 2 group by q.family").fetchall()
+    two = {f for f, n in families.items() if n == 2}
+    assert {f for f, *_ in reads} == two and all(n == counts[f] for f, n, *_ in reads)
+    assert treb_db.execute(
+        "select count(*) from main.benchmark_question_tables as r join main.benchmark_questions as q using (question_id) "
+        "join main.benchmark_tables as t on t.table_id = r.table_id where t.dataset <> q.dataset").fetchone()[0] == 0
+    # every question has its rows; the Table III ones read their own table alone, with their conditions
+    assert treb_db.execute("select count(distinct question_id) from main.benchmark_question_tables").fetchone() == \
+        treb_db.execute("select count(*) from main.benchmark_questions").fetchone()
+    assert treb_db.execute("select count(*) from main.benchmark_question_tables as r join main.benchmark_questions "
+                           "as q using (question_id) where q.suite = 'hctqa' and (r.table_position <> 1 or "
+                           "r.table_id <> q.table_id or r.n_conditions <> q.n_row_conditions + q.n_col_conditions)").fetchone()[0] == 0
+
+
+def test_a_two_table_prompt_shows_both_tables_and_the_oracle_scores_one_on_every_breakdown(treb_db):
+    message = treb_db.execute(
+        "select p.messages_json, q.table_id, r.table_id from main.eval_prompts as p "
+        "join main.benchmark_questions as q using (question_id) "
+        "join main.benchmark_question_tables as r on r.question_id = q.question_id and r.table_position = 2 "
+        "where p.table_format = 'html' limit 1").fetchone()
+    assert message is not None, "no two-table question among the baselines' sample"
+    user = json.loads(message[0])[-1]["content"]
+    first, second = (treb_db.execute("select html from main.benchmark_tables where table_id = ?", [t]).fetchone()[0]
+                     for t in message[1:])
+    assert user.index("First table:") < user.index(first.strip()) < user.index("Second table:") \
+        < user.index(second.strip())
+    by_tables = treb_db.execute("select model_name, n_tables, value, n from main.analysis_scores_by_tables_read "
+                                "where scoring_mode = 'strict' and metric = 'f1'").fetchall()
+    by_olap = treb_db.execute("select model_name, olap_operation, value, n from main.analysis_scores_by_olap_operation "
+                              "where scoring_mode = 'strict' and metric = 'f1'").fetchall()
+    assert {(m, k) for m, k, *_ in by_tables} == {(m, k) for m in ("oracle", "header_match") for k in (1, 2)}
+    assert {k for _, k, *_ in by_olap} == {"none", "roll-up", "drill-down", "grouping sets"}
+    for model, _, value, n in by_tables + by_olap:
+        assert n > 0 and (model != "oracle" or value == 1.0), (model, value)
+    assert min(v for m, k, v, _ in by_tables if m == "header_match" and k == 2) < 1.0

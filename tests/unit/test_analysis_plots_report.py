@@ -206,6 +206,14 @@ def section(inputs, tmp_path_factory):
     return of
 
 
+def _section(frames, scores, key, fig_dir):
+    """The report's section ``key`` for these frames (None when the build cannot fill it)."""
+    from evaluation_py.analysis.report_build import report_sections
+
+    sections, _ = report_sections(frames, scores, fig_dir)
+    return next((x for x in sections if x.key == key), None)
+
+
 def _report(inputs, out, models=None):
     from evaluation_py.analysis.report_build import build_report
 
@@ -379,3 +387,37 @@ def test_the_report_in_a_browser_loads_every_image_and_no_figure_overflows(repor
 
     assert result["page_height"] > 3000
     assert plots.png_size(shot)[1] >= min(result["page_height"], SCREENSHOT_MAX_HEIGHT)
+
+
+def test_tables_read_and_olap_sections(inputs, tmp_path):
+    _, q, s = inputs
+    # every third question reads two tables, every fifth asks a roll-up and every seventh grouping sets
+    q2 = q.assign(n_tables=[2 if i % 3 == 0 else 1 for i in range(len(q))],
+                  olap_operation=["roll-up" if i % 5 == 0 else "grouping sets" if i % 7 == 0 else None
+                                  for i in range(len(q))])
+    by_tables = bd.scores_by_tables_read(s, q2)
+    by_olap = bd.scores_by_olap_operation(s, q2)
+    assert set(by_tables["n_tables"]) == {1, 2}
+    assert set(by_olap["olap_operation"]) == {"roll-up", "grouping sets", bd.NO_OLAP_OPERATION}
+    # the means are those of the questions of each group
+    two = set(q2.loc[q2["n_tables"] == 2, "question_id"])
+    strict = s[(s["scoring_mode"] == "strict") & (s["metric"] == "f1") & (s["model_name"] == "m_a")]
+    strict = strict[strict["table_format"] == strict["table_format"].iloc[0]]
+    row = by_tables[(by_tables["model_name"] == "m_a") & (by_tables["scoring_mode"] == "strict")
+                    & (by_tables["metric"] == "f1") & (by_tables["n_tables"] == 2)]
+    assert row["value"].iloc[0] == pytest.approx(strict.loc[strict["question_id"].isin(two), "value"].mean())
+    assert row["n"].iloc[0] == strict["question_id"].isin(two).sum() > 0
+    # only these marts (the others' sections are not asked for here; no leaderboard: none is computed)
+    frames = {"leaderboard": pd.DataFrame(), "by_tables_read": by_tables, "by_olap_operation": by_olap}
+    tables_section = _section(frames, s, "by_tables_read", tmp_path)
+    olap_section = _section(frames, s, "by_olap_operation", tmp_path)
+    assert set(tables_section.tables[0].frame["n_tables"]) == {1, 2}
+    assert set(olap_section.tables[0].frame["olap_operation"]) == {"roll-up", "grouping sets", "none"}
+    for section in (tables_section, olap_section):
+        assert Path(section.figures[0][0]).stat().st_size > 2000
+    # a build without such questions: no section, and the breakdowns without the columns are empty
+    one_table = {**frames, "by_tables_read": bd.scores_by_tables_read(s, q.assign(n_tables=1)),
+                 "by_olap_operation": bd.scores_by_olap_operation(s, q.assign(olap_operation=None))}
+    assert _section(one_table, s, "by_tables_read", tmp_path) is None
+    assert _section(one_table, s, "by_olap_operation", tmp_path) is None
+    assert bd.scores_by_tables_read(s, q).empty and bd.scores_by_olap_operation(s, q).empty

@@ -48,6 +48,10 @@ class QuestionFamily:
     questions measure (questions/treb_skills.py spells them; None for a family outside TReB's map), and
     `treb_metric`: the registered metric that subtask is reported by (analysis_scores_by_treb_skill);
     `single_answer`: a TReB family's answers are one value each (data test assert_treb_questions_consistent).
+    `n_tables`: how many tables one of its questions reads (2: the question's table and the partner
+    the build pairs it with, questions/table_pairs.py; `QuestionInstance.tables` lists them);
+    `olap_operation`: the OLAP operation its questions ask ("roll-up", "drill-down", "grouping sets"),
+    None for others (analysis_scores_by_olap_operation).
     """
 
     family_id: str = ""
@@ -63,6 +67,10 @@ class QuestionFamily:
     treb_subtask: Optional[str] = None
     treb_metric: str = "exact_match"  # values compared exactly (TReB's exact-match accuracy); text: rouge_l
     single_answer: bool = True  # a TReB family's answer is one value (else a list, a header path, ...)
+    n_tables: int = 1
+    olap_operation: Optional[str] = None
+    table_roles: tuple[str, ...] = ("answer",)  # per table read: "answer" (its values make the answer) or
+    # "condition" (it only decides a condition)
 
     @property
     def description(self) -> str:
@@ -96,6 +104,16 @@ class QuestionFamily:
     def properties(self, spec: dict, md: dict, m: TableModel, n_retained: int) -> dict[str, Any]:
         """The 36 release question properties of one question."""
         return question_properties(spec, md, m, n_retained)
+
+    def table_conditions(self, spec: dict) -> list[list[dict]]:
+        """The conditions ({attribute, values}) the question puts on each table it reads, in table order:
+        a one-table family's every filter (sub-query and both selections of a computed family included)."""
+        found = list(spec.get("filters") or [])
+        if spec.get("semi_join"):
+            found += spec["semi_join"].get("filters") or []
+        for key in ("first", "second"):
+            found += spec.get(key) or []
+        return [found]
 
     def cross_check(self, spec: dict, table) -> str:
         """A family whose answer is not its spec's SQL (`kind` other than "sql") recomputes it here, by other
@@ -156,6 +174,12 @@ def _checked(fid: str, family: QuestionFamily) -> QuestionFamily:
         raise ValueError(f"question family {fid!r}: suite must be a lower-case word, got {family.suite!r}")
     if family.treb_skill is not None or family.treb_subtask is not None:
         check_declaration(f"question family {fid!r}", family.treb_skill, family.treb_subtask)
+    if family.n_tables not in (1, 2) or len(family.table_roles) != family.n_tables:
+        raise ValueError(f"question family {fid!r}: n_tables must be 1 or 2 with one table role each, got "
+                         f"{family.n_tables!r} and {family.table_roles!r}")
+    if not set(family.table_roles) <= {"answer", "condition"} or "answer" not in family.table_roles:
+        raise ValueError(f"question family {fid!r}: table_roles must be 'answer' or 'condition', at least one "
+                         f"'answer', got {family.table_roles!r}")
     if not isinstance(family.treb_metric, str) or not family.treb_metric.isidentifier():
         raise ValueError(f"question family {fid!r}: treb_metric must name a metric, got {family.treb_metric!r}")
     return family
