@@ -26,8 +26,10 @@ COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sourc
                          "modes", "sandbox", "max_turns", "variants", "table_in_prompt", "choice_items", "splits",
                          "shots", *METADATA_KEYS})
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
-# from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
-VARIANTS = ("original", "obfuscated")
+# from the originals and an original's obfuscated twin and paraphrases come with it, so they are scored side by
+# side; `counterfactual` asks every question of the layout counterfactual sets (var layout_counterfactuals
+# sets their number), whatever the sample
+VARIANTS = ("original", "obfuscated", "paraphrase", "counterfactual")
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.

@@ -53,9 +53,17 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
         order = q["question_id"].map(lambda qid: stable_int(seed, "eval-sample", qid))
         q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
     if has_variants and spec.variants != ("original",):
-        q = questions[questions["original_question_id"].isin(set(q["question_id"]))
-                      & questions["variant"].isin(spec.variants)]
-    return q.sort_values(["table_id", "question_id"])
+        keep = questions["original_question_id"].isin(set(q["question_id"])) & questions["variant"].isin(spec.variants)
+        if "counterfactual" in spec.variants:
+            # the counterfactual sets are a sample of their own: every toggle of every set with its questions, and
+            # those questions on the set's base (an original, the reference layout of its toggles)
+            toggled = questions["variant"] == "counterfactual"
+            keep |= toggled | questions["question_id"].isin(set(questions.loc[toggled, "original_question_id"]))
+        q = questions[keep]
+    # originals first: a variant's prompt that is its original's (a toggle of the rules in a format that shows
+    # none) then leaves the original its request (requests are one per prompt)
+    return q.assign(_variant=q["variant"] != "original" if has_variants else False).sort_values(
+        ["_variant", "table_id", "question_id"]).drop(columns="_variant")
 
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,

@@ -192,6 +192,8 @@ def obfuscate_questions(questions: pd.DataFrame, words_by_table: Mapping[str, fr
                         for s in out["spec_json"]]
     out["py_answer_json"] = [_answer_json(a, words.obfuscate) for a in out["py_answer_json"]]
     out["projected_attributes"] = [_map_list(v, words.obfuscate) for v in out["projected_attributes"]]
+    if "paraphrases_json" in out.columns:  # the paraphrase sets restate the originals only
+        out["paraphrases_json"] = None
     return out
 
 

@@ -31,13 +31,15 @@ def _complete(answer: list) -> bool:
 def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                        families: Optional[Iterable[QuestionFamily]] = None,
                        rows: Optional[Sequence[tuple]] = None, variety: str = "paper",
-                       measure: Measure = Measure()) -> list[QuestionInstance]:
+                       measure: Measure = Measure(), paraphrases: bool = False) -> list[QuestionInstance]:
     """Questions for one table: up to `variants` per applicable family, in family order (pure, deterministic).
 
     `families`: the families of the build (default: every registered family, families.FAMILIES);
     `variety`: one of QUESTION_VARIETIES (Table III as written, or the wider aggregate choices);
     `rows`: optional plain rows of the table (see TableModel), to skip reading `table.frame`;
-    `measure`: the aggregations the table's measure admits and its non-additive attributes.
+    `measure`: the aggregations the table's measure admits and its non-additive attributes;
+    `paraphrases`: also render each question in every other phrasing of its template (`nl.all_phrasings`;
+    no draw changes, so the questions are the same either way).
     """
     if variety not in QUESTION_VARIETIES:
         raise ValueError(f"var question_variety must be one of {', '.join(QUESTION_VARIETIES)}, got {variety!r}")
@@ -49,8 +51,9 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
         if not family.applicable(m):
             continue
         phrasings = nl.phrasings(family.nl.template_id)
+        others = nl.all_phrasings(family.nl.template_id) if paraphrases else ()
         if family.kind != "sql":
-            out.extend(_computed_questions(family, m, rng, variety, nl, phrasings, texts))
+            out.extend(_computed_questions(family, m, rng, variety, nl, phrasings, texts, others))
             continue
         n_asked = 0
         for _ in range(family.variants):
@@ -75,7 +78,10 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     answer_rows=answer, sql_literals=facts.literals, family=family.family_id,
                     family_variant=n_asked, kind=family.kind, tables=(table.table_id,), suite=family.suite,
                     answer_type=family.answer_type,
-                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric, choices=None if choices is None else tuple(choices), label=extra.get("label")))
+                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
+                    choices=None if choices is None else tuple(choices), label=extra.get("label"),
+                    paraphrases=tuple((p.phrasing, render_question(p, ast, nl, facts))
+                                      for p in others if p.phrasing != tpl.phrasing)))
                 n_asked += 1
                 break
     return out
@@ -93,7 +99,8 @@ def _draws(family, m: TableModel, rng, variety: str):
         yield drawn
 
 
-def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
+def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set,
+                        others=()) -> list:
     """Questions of a family answered by its own computation (families/computed.py), drawn like the others:
     up to `variants`, each redrawn up to MAX_TRIES times until the family can answer it and its text is new."""
     out: list[QuestionInstance] = []
@@ -120,6 +127,8 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 sql_literals=facts.literals, family=family.family_id, family_variant=len(out), kind=family.kind,
                 tables=(table_id,), suite=family.suite, answer_type=family.answer_type,
                     treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
-                hides_caption=change["hides_caption"], blank_cell=change["blank_cell"]))
+                hides_caption=change["hides_caption"], blank_cell=change["blank_cell"],
+                paraphrases=tuple((p.phrasing, family.finish_question(render_question(p, None, nl, facts), spec))
+                                  for p in others if p.phrasing != tpl.phrasing)))
             break
     return out

@@ -28,7 +28,8 @@ from ..vocabulary.domains import load_domains
 COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant", "phrasing", "question", "sql",
             "sql_literals", "spec_json", "py_answer_json") + tuple(c for c in METADATA_COLUMNS if c != "template_id")
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
-                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric"))
+                                          "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric",
+                                          "paraphrases_json"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -133,10 +134,18 @@ _SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
 _ANSWER_JSON = json.JSONEncoder(default=str).encode
 
 
-def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families) -> list[tuple]:
+def _paraphrases_json(q) -> Optional[str]:
+    """The question in its template's other phrasings, as JSON [{phrasing, question}], when it has any."""
+    if not q.paraphrases:
+        return None
+    return json.dumps([{"phrasing": p, "question": text} for p, text in q.paraphrases])
+
+
+def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families,
+                   paraphrases: bool = False) -> list[tuple]:
     out = []
     for q in generate_questions(table, nl, seed, families, rows=getattr(table, "plain_rows", None), variety=variety,
-                                measure=measure):
+                                measure=measure, paraphrases=paraphrases):
         md, pr = q.metadata, q.properties
         out.append((q.question_id, q.table_id, q.template_id, q.family, q.family_variant, q.phrasing, q.question,
                     q.sql, q.sql_literals, _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
@@ -144,7 +153,7 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                    + tuple(pr[c] for c in QUESTION_PROPERTY_COLUMNS)
                    + (q.kind, q.suite, q.answer_type, q.hides_caption,
                       q.blank_cell[0] if q.blank_cell else None, q.blank_cell[1] if q.blank_cell else None,
-                      q.treb_skill, q.treb_subtask, q.treb_metric))
+                      q.treb_skill, q.treb_subtask, q.treb_metric, _paraphrases_json(q)))
     return out
 
 
@@ -169,8 +178,9 @@ def _young_gc():
 _WORKER: dict = {}
 
 
-def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families) -> None:
+def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families, paraphrases: bool = False) -> None:
     gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
+    _WORKER["paraphrases"] = paraphrases
     _WORKER["nls"] = nls
     _WORKER["measures"] = measures
     _WORKER["seed"] = seed
@@ -186,7 +196,8 @@ def _work(chunk: list[tuple]) -> list[tuple]:
         for c in chunk:
             t = _uncompact(c)
             key = (t.domain, t.template_name)
-            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
+            out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
+                                      _WORKER["paraphrases"]))
             collect()
     return out
 
@@ -213,27 +224,32 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
 _TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
-          "treb_subtask": pa.string()}
+          "treb_subtask": pa.string(), "paraphrases_json": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
                  attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
                  variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
-                 families: Optional[FamilyRegistry] = None) -> pa.Table:
+                 families: Optional[FamilyRegistry] = None, paraphrases: Optional[pd.DataFrame] = None) -> pa.Table:
     """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
 
     `measures`: per (domain, template_name), see template_measures; a template without one admits every
-    aggregate. `families`: the question families of the build (default: every registered one)."""
+    aggregate. `families`: the question families of the build (default: every registered one).
+    `paraphrases`: the paraphrase-only phrasings (seeds/nl_paraphrases.csv); given, each question also carries
+    its text in every other phrasing of its template (`paraphrases_json`, NULL otherwise), the questions
+    themselves unchanged."""
     measures = measures or {}
     families = FAMILIES if families is None else families
-    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families)
+    restate = paraphrases is not None
+    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families, paraphrases_df=paraphrases)
            for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
     workers = workers or min(2, os.cpu_count() or 1)
     if workers > 1 and len(tables) > 200:
         # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
         chunks = _chunks(tables, workers * 4)
         jobs = [[_compact(tables[i]) for i in c] for c in chunks]
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures, families)) as pool:
+        with ProcessPoolExecutor(workers, initializer=_init_worker,
+                                 initargs=(nls, seed, variety, measures, families, restate)) as pool:
             parts = list(pool.map(_work, jobs))
         rows = [r for part in parts for r in part]
     else:
@@ -241,7 +257,8 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         with _young_gc() as collect:
             for t in tables:
                 key = (t.domain, t.template_name)
-                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families))
+                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
+                                           restate))
                 collect()
     rows.sort(key=lambda r: r[0])
     return _to_arrow(rows)

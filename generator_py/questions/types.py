@@ -52,3 +52,5 @@ class QuestionInstance:
     treb_metric: str = "exact_match"
     hides_caption: bool = False  # its table renderings leave out the caption (title naming)
     blank_cell: Optional[tuple[int, int]] = None  # (grid_row, grid_col) shown empty in its renderings
+    # the same question in each other phrasing of its template: ((phrasing, text), ...) when asked for
+    paraphrases: tuple[tuple[int, str], ...] = ()

@@ -21,6 +21,9 @@ def model(dbt, session):
         "question_suites": dbt.config.get("question_suites"),
         "cross_check": dbt.config.get("cross_check"),
         "obfuscated_variants": dbt.config.get("obfuscated_variants"),
+        "layout_counterfactuals": dbt.config.get("layout_counterfactuals"),
+        "paraphrase_sets": dbt.config.get("paraphrase_sets"),
+        "seed_variance_seeds": dbt.config.get("seed_variance_seeds"),
         "max_failed_request_share": dbt.config.get("max_failed_request_share"),
         "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
         "eval_cache_dir": dbt.config.get("eval_cache_dir"),
@@ -48,4 +51,6 @@ def model(dbt, session):
     }
     if "treb" in checked["question_suites"]:  # the TReB phrasings shape only a build that asks them
         digests["nl_templates_treb"] = frame_digest(dbt.ref("stg_nl_templates_treb").df())
-    return config_frame(checked, build_fingerprint(checked, digests))
+    if checked["paraphrase_sets"]:  # the added phrasings shape only a build that asks for paraphrase sets
+        digests["nl_paraphrases"] = frame_digest(dbt.ref("stg_nl_paraphrases").df())
+    return config_frame(checked, build_fingerprint(checked, digests), digests)

@@ -1,0 +1,100 @@
+"""analysis_paraphrase_consistency: does a model answer one question the same way however it is worded?
+
+A paraphrase set is a question in every phrasing of its template (benchmark_questions.paraphrase_set_id): the same
+table, SQL and answer, other words. Per model x table format x inference mode, over the sets it answered in every
+phrasing: the share of sets answered identically in every phrasing (the same values as strict mode reads them, in
+any order, or the same refusal), and per scoring mode and metric the spread of the metric across a set's phrasings
+(its range, max minus min, and its standard deviation) and the share of sets scored the same in every phrasing.
+Intervals (95 %) come from a bootstrap that resamples tables (a table's sets read the same cells).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evaluation_py.modes.outcomes import answers_for_scoring
+from evaluation_py.scoring.scores import extract_answers
+from evaluation_py.scoring.strict_reading import read_response
+
+from .leaderboard import N_BOOT, _generator, cluster_interval
+
+ANSWER_KEYS = ["model_name", "backend", "table_format", "inference_mode"]
+CONSISTENCY_COLUMNS = [*ANSWER_KEYS, "scoring_mode", "metric", "n_sets", "n_tables", "phrasings_per_set",
+                       "share_identical", "share_identical_ci_low", "share_identical_ci_high", "mean_value",
+                       "share_same_score", "mean_range", "mean_range_ci_low", "mean_range_ci_high", "mean_sd"]
+QUESTION_COLUMNS = ("question_id", "paraphrase_set_id", "table_id")
+
+
+def answer_identity(answer) -> tuple:
+    """What two answers must share to be the same answer: strict mode's reading of it (its values as a set, or
+    that it refused, or gave none)."""
+    reading = read_response(answer)
+    return (frozenset(reading.values), reading.unanswered, reading.refused)
+
+
+def set_answers(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """One row per answered request of a paraphrase set's question: ANSWER_KEYS, question_id, paraphrase_set_id,
+    table_id and the answer's identity (`answer_identity`); a request without an answer has none (its set is not
+    complete)."""
+    members = questions.loc[questions["paraphrase_set_id"].notna(), list(QUESTION_COLUMNS)]
+    cols = [*ANSWER_KEYS, "question_id", "paraphrase_set_id", "table_id", "identity"]
+    if members.empty or requests.empty:
+        return pd.DataFrame(columns=cols)
+    r = requests[requests["question_id"].isin(set(members["question_id"]))]  # read as eval_scores reads them
+    executed = [c for c in ("execution_answer",) if c in predictions.columns]
+    merged = r.drop(columns=["table_id"], errors="ignore").merge(
+        predictions[["cache_key", "response", *executed]], on="cache_key", how="inner")
+    merged = merged[merged["response"].notna()]
+    if merged.empty:
+        return pd.DataFrame(columns=cols)
+    merged = merged.reset_index(drop=True)
+    answers = answers_for_scoring(merged, extract_answers(merged))
+    merged["identity"] = [answer_identity(a) for a in answers]
+    return merged.merge(members, on="question_id")[cols]
+
+
+def _complete(frame: pd.DataFrame, keys: list[str], sizes: pd.Series) -> pd.DataFrame:
+    """Rows of the sets answered in every one of their phrasings (`sizes`: members per set)."""
+    n = frame.groupby([*keys, "paraphrase_set_id"])["question_id"].transform("nunique")
+    return frame[n.to_numpy() == frame["paraphrase_set_id"].map(sizes).to_numpy()]
+
+
+def paraphrase_consistency(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame,
+                           scores: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT) -> pd.DataFrame:
+    """`analysis_paraphrase_consistency` (see the module docstring): one row per model x format x mode x scoring
+    mode x metric, over the paraphrase sets the model answered in every phrasing."""
+    members = questions.loc[questions["paraphrase_set_id"].notna(), list(QUESTION_COLUMNS)]
+    if members.empty:
+        return pd.DataFrame(columns=CONSISTENCY_COLUMNS)
+    sizes = members.groupby("paraphrase_set_id")["question_id"].nunique()
+    answers = _complete(set_answers(requests, predictions, questions), ANSWER_KEYS, sizes)
+    identical: dict[tuple, tuple] = {}
+    for key, g in answers.groupby(ANSWER_KEYS, sort=True):
+        per_set = g.groupby("paraphrase_set_id", sort=True).agg(n=("identity", "nunique"),
+                                                                 table_id=("table_id", "first"))
+        values = (per_set["n"] == 1).to_numpy(dtype=float)
+        identical[key] = cluster_interval(values, per_set["table_id"].to_numpy(), n_boot,
+                                          _generator(seed, "paraphrase_identical", *key))
+    s = scores.loc[~scores["left_out"].fillna(False).astype(bool),
+                   [*ANSWER_KEYS, "scoring_mode", "metric", "question_id", "value"]].merge(members, on="question_id")
+    s = _complete(s, [*ANSWER_KEYS, "scoring_mode", "metric"], sizes)
+    rows = []
+    for key, g in s.groupby([*ANSWER_KEYS, "scoring_mode", "metric"], sort=True):
+        by_set = g.groupby("paraphrase_set_id", sort=True)
+        per_set = by_set.agg(high=("value", "max"), low=("value", "min"), n=("value", "size"),
+                             table_id=("table_id", "first"))
+        per_set["sd"] = by_set["value"].std(ddof=0)
+        spread = (per_set["high"] - per_set["low"]).to_numpy(dtype=float)
+        tables = per_set["table_id"].to_numpy()
+        mean_range, low, high = cluster_interval(spread, tables, n_boot, _generator(seed, "paraphrase_range", *key))
+        share, share_low, share_high = identical.get(tuple(key[:len(ANSWER_KEYS)]), (np.nan, np.nan, np.nan))
+        rows.append((*key, int(len(per_set)), int(pd.unique(tables).size), float(per_set["n"].mean()), share,
+                     share_low, share_high, float(g["value"].mean()), float((spread == 0).mean()), mean_range, low,
+                     high, float(per_set["sd"].mean())))
+    out = pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS)
+    for c in ("n_sets", "n_tables"):
+        out[c] = out[c].astype("int64")
+    for c in CONSISTENCY_COLUMNS[len(ANSWER_KEYS) + 4:]:
+        if c != "n_tables":
+            out[c] = out[c].astype("float64")
+    return out

@@ -1,0 +1,91 @@
+"""analysis_seed_variance: how much of a score is the benchmark's own sampling, measured across seeds.
+
+The benchmark regenerates from its seed: another seed draws other tables, values and questions of the same
+configuration. Each seed is built in a database of its own (one build per database), and each build records its
+eval_leaderboard in the prediction store under its fingerprint (evaluation_py.running.results); the fingerprint of
+the same configuration under another seed is computable (generator_py.dbt_glue.build_config.fingerprint_for_seed),
+so a build finds the other seeds' leaderboards there. Per model x table format x inference mode x scoring mode x
+metric: the mean over the seeds, the standard deviation between seeds (the benchmark's sampling noise, which no
+fixed benchmark can show), and beside it the within-build interval of eval_leaderboard (a bootstrap over one
+build's tables), as its mean half-width over the seeds and that half-width over 1.96 (the standard error it
+implies).
+
+How many seeds a difference needs: a model's mean over k seeds has a standard error of sd / sqrt(k), so two models'
+means over k seeds each tell apart a difference d (two-sided 5 %, power 80 %) when
+k >= 2 * (1.96 + 0.84)^2 * sd^2 / d^2 (about 15.7 sd^2 / d^2; `seeds_for_difference`); `detectable_difference` is
+that d for the seeds given. Both treat the two models' seed means as independent, which holds when each is built on
+seeds of its own; on the same seeds the paired difference varies less, so these are upper bounds.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+Z_TWO_SIDED_5 = 1.959963984540054
+Z_POWER_80 = 0.8416212335729143
+GROUP = ["model_name", "backend", "table_format", "inference_mode", "scoring_mode", "metric"]
+SEED_VARIANCE_COLUMNS = [*GROUP, "n_seeds", "seeds", "mean", "sd_between_seeds", "min", "max",
+                         "within_build_half_width", "within_build_se", "sd_to_within_se", "detectable_difference"]
+
+
+def seeds_for_difference(sd: float, difference: float) -> int:
+    """Seeds per model for two models' seed means to tell `difference` apart (5 % two-sided, 80 % power)."""
+    if not (difference > 0) or not np.isfinite(sd):
+        raise ValueError(f"a difference > 0 and a finite sd are needed, got {difference!r} and {sd!r}")
+    return max(2, math.ceil(2 * (Z_TWO_SIDED_5 + Z_POWER_80) ** 2 * sd ** 2 / difference ** 2))
+
+
+def detectable_difference(sd: float, n_seeds: int) -> float:
+    """The smallest difference two models' means over `n_seeds` seeds each tell apart (5 % two-sided, 80 % power)."""
+    return float((Z_TWO_SIDED_5 + Z_POWER_80) * sd * math.sqrt(2 / n_seeds))
+
+
+class MissingSeeds(ValueError):
+    """Seeds whose builds have no leaderboard in the prediction store."""
+
+
+def seed_leaderboards(recorded: pd.DataFrame, fingerprint_of_seed: Mapping[int, str]) -> pd.DataFrame:
+    """The recorded leaderboard rows (a `fingerprint` column, results.ResultsIndex.leaderboards) of each seed, with a
+    `seed` column; MissingSeeds naming each seed (and its fingerprint) that has none."""
+    seed_of = {fp: s for s, fp in fingerprint_of_seed.items()}
+    present = set(recorded["fingerprint"]) if len(recorded) else set()
+    missing = [s for s, fp in fingerprint_of_seed.items() if fp not in present]
+    if missing:
+        named = ", ".join(f"{s} (fingerprint {fingerprint_of_seed[s]})" for s in missing)
+        raise MissingSeeds(f"var seed_variance_seeds: no leaderboard in the prediction store for seed(s) {named}; "
+                           "build them first (`hctqa seeds SEED ...`, the same vars and eval_cache_dir)")
+    return recorded.assign(seed=recorded["fingerprint"].map(seed_of))
+
+
+def seed_variance(leaderboards: pd.DataFrame, seeds: Iterable[int]) -> pd.DataFrame:
+    """`analysis_seed_variance` from the leaderboard rows of several seeds (`seed_leaderboards`): one row per group
+    every one of `seeds` has a finite mean for."""
+    seeds = list(seeds)
+    if leaderboards.empty:
+        return pd.DataFrame(columns=SEED_VARIANCE_COLUMNS)
+    lb = leaderboards[leaderboards["seed"].isin(seeds)].copy()
+    for c in ("mean", "ci_low", "ci_high"):
+        lb[c] = pd.to_numeric(lb[c], errors="coerce")
+    lb = lb[np.isfinite(lb["mean"])]
+    rows = []
+    for key, g in lb.groupby(GROUP, sort=True):
+        g = g.drop_duplicates("seed")
+        if set(g["seed"]) != set(seeds):
+            continue  # a model, format or mode not evaluated on every seed
+        means = g["mean"].to_numpy(dtype=float)
+        sd = float(np.std(means, ddof=1))
+        half = float(((g["ci_high"] - g["ci_low"]) / 2).mean())
+        se = half / Z_TWO_SIDED_5
+        rows.append((*key, len(g), sorted(int(s) for s in g["seed"]), float(means.mean()), sd, float(means.min()),
+                     float(means.max()), half, se, sd / se if se > 0 else np.nan,
+                     detectable_difference(sd, len(g))))
+    out = pd.DataFrame(rows, columns=SEED_VARIANCE_COLUMNS)
+    out["n_seeds"] = out["n_seeds"].astype("int64")
+    for c in SEED_VARIANCE_COLUMNS[SEED_VARIANCE_COLUMNS.index("mean"):]:
+        out[c] = out[c].astype("float64")
+    for c in GROUP:
+        out[c] = out[c].astype(object)
+    return out
