@@ -142,3 +142,56 @@ def layout_effects(scores: pd.DataFrame, questions: pd.DataFrame, tables: pd.Dat
     for c in GROUP:
         out[c] = out[c].astype(object)
     return out
+
+
+# ------------------------------------------------------------------ the report's figure
+
+CAPTION = ("One panel per model (its {fmt} prompts, {mode} scoring), one row per table property: the causal effect "
+           "on {metric} from the layout counterfactuals (blue: the same data and questions, the layout with the property "
+           "minus the one without; 95% interval resampling sets) beside the observational estimates over the "
+           "benchmark's original tables (orange: tables with the property minus tables without; green: the "
+           "property's coefficient in the property regression, other properties held fixed, where it is estimated). "
+           "Where blue and orange disagree, what the property goes with, not the property, moves the score.")
+ESTIMATES = (("effect", "ci_low", "ci_high", "causal (counterfactual pairs)", "tab:blue"),
+             ("observational_difference", "observational_difference_ci_low", "observational_difference_ci_high",
+              "observational: with - without", "tab:orange"),
+             ("observational_coef", "observational_ci_low", "observational_ci_high", "observational: regression",
+              "tab:green"))
+
+
+def plot_layout_effects(effects: pd.DataFrame, out_dir, models, metric: str = "f1", scoring_mode: str = "strict",
+                        filename: str = "layout_effect.png"):
+    """The causal and observational estimates per property, a panel per model (`models`, in that order; each on its
+    most frequent format, html first); None when no model has pairs."""
+    from .plots import _new_figure, _save
+
+    df = effects[(effects["metric"] == metric) & (effects["scoring_mode"] == scoring_mode)]
+    models = [m for m in models if m in set(df["model_name"])]
+    if not models:
+        return None
+    props = sorted(pd.unique(df["property"]).tolist())
+    fig = _new_figure(3.4 * len(models) + 2.2, 1.4 + 0.42 * len(props), layout="constrained")
+    axes = fig.subplots(1, len(models), sharey=True, squeeze=False)[0]
+    y = np.arange(len(props))
+    for ax, model in zip(axes, models):
+        sub = df[df["model_name"] == model]
+        fmt = "html" if (sub["table_format"] == "html").any() else sorted(sub["table_format"])[0]
+        sub = sub[(sub["table_format"] == fmt)].drop_duplicates("property").set_index("property").reindex(props)
+        for k, (col, low, high, label, color) in enumerate(ESTIMATES):
+            mean = sub[col].to_numpy(float)
+            err = np.vstack([mean - sub[low].to_numpy(float), sub[high].to_numpy(float) - mean])
+            shown = np.isfinite(mean)
+            if shown.any():
+                ax.errorbar(mean[shown], y[shown] + (k - 1) * 0.22, xerr=np.clip(np.nan_to_num(err[:, shown]), 0, None),
+                            fmt="o", color=color, ecolor=color, capsize=2, markersize=4, label=label)
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_title(f"{model} ({fmt})", fontsize=9)
+        ax.set_xlabel(f"effect on {metric} (95% interval)", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels([p.replace("_", " ") for p in props], fontsize=8)
+    axes[0].set_ylim(len(props) - 0.5, -0.5)
+    axes[-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"Does the property cause the score? Causal and observational effects on {metric} ({scoring_mode})",
+                 fontsize=10)
+    return _save(fig, out_dir, filename)

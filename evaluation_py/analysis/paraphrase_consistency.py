@@ -26,10 +26,12 @@ QUESTION_COLUMNS = ("question_id", "paraphrase_set_id", "table_id")
 
 
 def answer_identity(answer) -> tuple:
-    """What two answers must share to be the same answer: strict mode's reading of it (its values as a set, or
-    that it refused, or gave none)."""
+    """What two answers must share to be the same answer: strict mode's reading of it (its values as a set, a number
+    by its value, so `1,200` is `1200`; or that it refused, or gave none)."""
     reading = read_response(answer)
-    return (frozenset(reading.values), reading.unanswered, reading.refused)
+    values = frozenset(("number", number) if number is not None else ("text", texts[0])
+                       for texts, number in reading.values)
+    return (values, reading.unanswered, reading.refused)
 
 
 def set_answers(requests: pd.DataFrame, predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
@@ -98,3 +100,45 @@ def paraphrase_consistency(requests: pd.DataFrame, predictions: pd.DataFrame, qu
         if c != "n_tables":
             out[c] = out[c].astype("float64")
     return out
+
+
+# ------------------------------------------------------------------ the report's figure
+
+CAPTION = ("One row per model / table format / inference mode, over the paraphrase sets it answered in every "
+           "phrasing ({mode} scoring): left, the share of sets answered identically in every phrasing; right, the "
+           "mean range of {metric} across a set's phrasings (max - min: how far the wording alone moves the score); "
+           "bars are 95% intervals resampling tables. A model that read the question, not its words, scores 1 on "
+           "the left and 0 on the right.")
+
+
+def plot_paraphrase_consistency(consistency: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
+                                baselines=(), filename: str = "paraphrase_consistency.png"):
+    """Share identical and the metric's mean range per model x format x mode; None when no set was answered."""
+    from .plots import _new_figure, _save
+
+    df = consistency[(consistency["metric"] == metric) & (consistency["scoring_mode"] == scoring_mode)]
+    if df.empty:
+        return None
+    df = df.sort_values(["share_identical", "model_name"], ascending=[False, True])
+    labels = [f"{r.model_name} ({r.table_format}, {r.inference_mode})" for r in df.itertuples()]
+    grey = np.array([m in set(baselines) for m in df["model_name"]])
+    fig = _new_figure(8.0 + 0.05 * max(len(s) for s in labels), 1.4 + 0.36 * len(df), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True, squeeze=False)[0]
+    y = np.arange(len(df))
+    for ax, (col, low, high, xlabel) in zip(axes, (
+            ("share_identical", "share_identical_ci_low", "share_identical_ci_high", "share answered identically"),
+            ("mean_range", "mean_range_ci_low", "mean_range_ci_high", f"mean range of {metric} across phrasings"))):
+        mean = df[col].to_numpy(float)
+        err = np.clip(np.vstack([mean - df[low].to_numpy(float), df[high].to_numpy(float) - mean]), 0, None)
+        for mask, color in ((~grey, "tab:blue"), (grey, "grey")):
+            if mask.any():
+                ax.errorbar(mean[mask], y[mask], xerr=err[:, mask], fmt="o", color=color, ecolor=color, capsize=3,
+                            markersize=5)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels(labels, fontsize=8)
+    axes[0].set_ylim(len(df) - 0.5, -0.5)
+    fig.suptitle(f"Does the wording change the answer? ({metric}, {scoring_mode})", fontsize=10)
+    return _save(fig, out_dir, filename)

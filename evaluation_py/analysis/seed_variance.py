@@ -76,7 +76,7 @@ def seed_variance(leaderboards: pd.DataFrame, seeds: Iterable[int]) -> pd.DataFr
         if set(g["seed"]) != set(seeds):
             continue  # a model, format or mode not evaluated on every seed
         means = g["mean"].to_numpy(dtype=float)
-        sd = float(np.std(means, ddof=1))
+        sd = float(np.std(means - means[0], ddof=1))  # shifted: equal means give exactly 0
         half = float(((g["ci_high"] - g["ci_low"]) / 2).mean())
         se = half / Z_TWO_SIDED_5
         rows.append((*key, len(g), sorted(int(s) for s in g["seed"]), float(means.mean()), sd, float(means.min()),
@@ -89,3 +89,45 @@ def seed_variance(leaderboards: pd.DataFrame, seeds: Iterable[int]) -> pd.DataFr
     for c in GROUP:
         out[c] = out[c].astype(object)
     return out
+
+
+# ------------------------------------------------------------------ the report's figure
+
+CAPTION = ("One row per model / table format / inference mode ({mode} scoring, {metric}): the dot is its mean over "
+           "the builds of {n} seeds and the thick bar the range of the seeds' means (the benchmark drawn again); the "
+           "thin bar is the 95% interval one build gives on average (a bootstrap over its tables). A seed range "
+           "wider than the interval means one build's interval understates how much the score moves when the "
+           "benchmark is regenerated.")
+
+
+def plot_seed_variance(variance: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
+                       baselines=(), filename: str = "seed_variance.png"):
+    """Per model x format x mode: mean over seeds, the seeds' range and the mean within-build interval; None when
+    the frame has no row of the metric."""
+    from .plots import _new_figure, _save
+
+    df = variance[(variance["metric"] == metric) & (variance["scoring_mode"] == scoring_mode)]
+    if df.empty:
+        return None
+    df = df.sort_values(["mean", "model_name"], ascending=[False, True])
+    labels = [f"{r.model_name} ({r.table_format}, {r.inference_mode})" for r in df.itertuples()]
+    fig = _new_figure(7.0 + 0.05 * max(len(s) for s in labels), 1.4 + 0.4 * len(df), layout="constrained")
+    ax = fig.add_subplot(1, 1, 1)
+    y = np.arange(len(df))
+    mean = df["mean"].to_numpy(float)
+    half = df["within_build_half_width"].to_numpy(float)
+    grey = np.array([m in set(baselines) for m in df["model_name"]])
+    ax.hlines(y, df["min"].to_numpy(float), df["max"].to_numpy(float), colors=np.where(grey, "grey", "tab:blue"),
+              linewidth=6, alpha=0.5, label="range of the seeds' means")
+    ax.errorbar(mean, y + 0.18, xerr=half, fmt="none", ecolor="black", capsize=3, linewidth=1,
+                label="mean within-build 95% interval")
+    ax.plot(mean, y, "o", color="black", markersize=4, label="mean over seeds")
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_ylim(len(df) - 0.5, -0.5)
+    ax.set_xlabel(f"mean {metric}", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title(f"The benchmark's own sampling noise: {metric} across {int(df['n_seeds'].max())} seeds "
+                 f"({scoring_mode})", fontsize=10)
+    return _save(fig, out_dir, filename)
