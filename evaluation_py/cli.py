@@ -24,10 +24,11 @@ from typing import Optional
 
 # What `hctqa eval` builds: the evaluation models and everything downstream of them (analyses, report).
 EVAL_SELECTION = ("eval_requests+",)
-# What `hctqa seeds` builds for each seed (the questions, the entries' answers, the scores and the leaderboard that
-# the store keeps per fingerprint), then for the comparison in the main database (the checked vars and the analysis).
-SEED_SELECTION = ("+eval_leaderboard",)
-COMPARISON_SELECTION = ("+stg_build_config", "analysis_seed_variance")
+# What `hctqa seeds` builds for each seed (selectors.yml `seed_build`: the light build's questions, the entries'
+# answers, the scores and the leaderboard that the store keeps per fingerprint), then for the comparison in the main
+# database (the checked vars and the analysis).
+SEED_SELECTION = ("--selector", "seed_build")
+COMPARISON_SELECTION = ("--select", "+stg_build_config", "analysis_seed_variance")
 DEFAULT_DATABASE = "hctqa.duckdb"
 
 
@@ -220,13 +221,13 @@ def _seeds(args) -> int:
     for seed in seeds:
         target = seed_database(database, seed)
         print(f"hctqa seeds: seed {seed} -> {target}", flush=True)
-        code = _run_dbt(project, target, ["build", "--select", *SEED_SELECTION], {**shared, "seed": seed})
+        code = _run_dbt(project, target, ["build", *SEED_SELECTION], {**shared, "seed": seed})
         if code != 0:
             print(f"hctqa seeds: the build of seed {seed} failed (exit status {code}); {target} says what it holds "
                   "(build_status)", file=sys.stderr)
             return code
     print(f"hctqa seeds: comparing seeds {', '.join(map(str, seeds))} in {database}", flush=True)
-    code = _run_dbt(project, database, ["build", "--select", *COMPARISON_SELECTION],
+    code = _run_dbt(project, database, ["build", *COMPARISON_SELECTION],
                     {**shared, "seed_variance_seeds": seeds})
     if code != 0:
         return code

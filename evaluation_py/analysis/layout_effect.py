@@ -163,7 +163,7 @@ def plot_layout_effects(effects: pd.DataFrame, out_dir, models, metric: str = "f
                         filename: str = "layout_effect.png"):
     """The causal and observational estimates per property, a panel per model (`models`, in that order; each on its
     most frequent format, html first); None when no model has pairs."""
-    from .plots import _new_figure, _save
+    from .plots import _new_figure, _save, wrapped
 
     df = effects[(effects["metric"] == metric) & (effects["scoring_mode"] == scoring_mode)]
     models = [m for m in models if m in set(df["model_name"])]
@@ -192,6 +192,6 @@ def plot_layout_effects(effects: pd.DataFrame, out_dir, models, metric: str = "f
     axes[0].set_yticklabels([p.replace("_", " ") for p in props], fontsize=8)
     axes[0].set_ylim(len(props) - 0.5, -0.5)
     axes[-1].legend(fontsize=7, loc="lower right")
-    fig.suptitle(f"Does the property cause the score? Causal and observational effects on {metric} ({scoring_mode})",
-                 fontsize=10)
+    fig.suptitle(wrapped(f"Does the property cause the score? Causal and observational effects on {metric} "
+                         f"({scoring_mode})", fig.get_figwidth()), fontsize=10)
     return _save(fig, out_dir, filename)

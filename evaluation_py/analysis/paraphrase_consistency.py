@@ -114,7 +114,7 @@ CAPTION = ("One row per model / table format / inference mode, over the paraphra
 def plot_paraphrase_consistency(consistency: pd.DataFrame, out_dir, metric: str = "f1", scoring_mode: str = "strict",
                                 baselines=(), filename: str = "paraphrase_consistency.png"):
     """Share identical and the metric's mean range per model x format x mode; None when no set was answered."""
-    from .plots import _new_figure, _save
+    from .plots import _new_figure, _save, wrapped
 
     df = consistency[(consistency["metric"] == metric) & (consistency["scoring_mode"] == scoring_mode)]
     if df.empty:
@@ -140,5 +140,6 @@ def plot_paraphrase_consistency(consistency: pd.DataFrame, out_dir, metric: str 
     axes[0].set_yticks(y)
     axes[0].set_yticklabels(labels, fontsize=8)
     axes[0].set_ylim(len(df) - 0.5, -0.5)
-    fig.suptitle(f"Does the wording change the answer? ({metric}, {scoring_mode})", fontsize=10)
+    fig.suptitle(wrapped(f"Does the wording change the answer? ({metric}, {scoring_mode})", fig.get_figwidth()),
+                 fontsize=10)
     return _save(fig, out_dir, filename)

@@ -530,10 +530,10 @@ def _layout_effect(b: _Builder) -> Section | None:
 
     models = [m for m in b.order if m in set(effects["model_name"])]
     path = plot_layout_effects(effects, b.fig_dir, models, "f1", b.mode)
-    shown = effects[effects["metric"] == "f1"].assign(
-        interval=[_interval(lo, hi) for lo, hi in zip(effects["ci_low"], effects["ci_high"])],
-        observational_interval=[_interval(lo, hi) for lo, hi in zip(effects["observational_difference_ci_low"],
-                                                                    effects["observational_difference_ci_high"])])
+    f1 = effects[effects["metric"] == "f1"]
+    shown = f1.assign(interval=[_interval(lo, hi) for lo, hi in zip(f1["ci_low"], f1["ci_high"])],
+                      observational_interval=[_interval(lo, hi) for lo, hi in zip(
+                          f1["observational_difference_ci_low"], f1["observational_difference_ci_high"])])
     columns = ["model_name", "table_format", "inference_mode", "property", "n_pairs", "n_sets", "effect", "interval",
                "p_value", "observational_difference", "observational_interval", "observational_coef"]
     sql = _sql("model_name, table_format, inference_mode, property, metric, n_pairs, n_sets, mean_without, mean_with, "
@@ -565,9 +565,9 @@ def _paraphrases(b: _Builder) -> Section | None:
     from .paraphrase_consistency import CAPTION, plot_paraphrase_consistency
 
     path = plot_paraphrase_consistency(consistency, b.fig_dir, "f1", b.mode, sorted(b.baselines))
-    shown = consistency[consistency["metric"] == "f1"].assign(
-        identical_interval=[_interval(lo, hi) for lo, hi in zip(consistency["share_identical_ci_low"],
-                                                                consistency["share_identical_ci_high"])])
+    f1 = consistency[consistency["metric"] == "f1"]
+    shown = f1.assign(identical_interval=[_interval(lo, hi) for lo, hi in zip(f1["share_identical_ci_low"],
+                                                                               f1["share_identical_ci_high"])])
     columns = ["model_name", "table_format", "inference_mode", "n_sets", "phrasings_per_set", "share_identical",
                "identical_interval", "mean_value", "share_same_score", "mean_range", "mean_sd"]
     sql = _sql("model_name, table_format, inference_mode, metric, n_sets, share_identical, share_identical_ci_low, "

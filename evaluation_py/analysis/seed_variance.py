@@ -104,7 +104,7 @@ def plot_seed_variance(variance: pd.DataFrame, out_dir, metric: str = "f1", scor
                        baselines=(), filename: str = "seed_variance.png"):
     """Per model x format x mode: mean over seeds, the seeds' range and the mean within-build interval; None when
     the frame has no row of the metric."""
-    from .plots import _new_figure, _save
+    from .plots import _new_figure, _save, wrapped
 
     df = variance[(variance["metric"] == metric) & (variance["scoring_mode"] == scoring_mode)]
     if df.empty:
@@ -128,6 +128,6 @@ def plot_seed_variance(variance: pd.DataFrame, out_dir, metric: str = "f1", scor
     ax.set_xlabel(f"mean {metric}", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
-    ax.set_title(f"The benchmark's own sampling noise: {metric} across {int(df['n_seeds'].max())} seeds "
-                 f"({scoring_mode})", fontsize=10)
+    ax.set_title(wrapped(f"The benchmark's own sampling noise: {metric} across {int(df['n_seeds'].max())} seeds "
+                         f"({scoring_mode})", fig.get_figwidth()), fontsize=10)
     return _save(fig, out_dir, filename)

@@ -106,3 +106,43 @@ def test_no_sets_no_rows_and_the_figure(tmp_path):
                              tables, seed=1)
     assert plot_layout_effects(effects, tmp_path, ["b", "a"], metric="cc").endswith("layout_effect.png")
     assert plot_layout_effects(effects, tmp_path, ["z"], metric="cc") is None
+
+
+def test_the_report_shows_the_three_sections_for_a_model_under_test(tmp_path):
+    from pathlib import Path
+
+    from evaluation_py.analysis.report_build import report_sections
+    from evaluation_py.analysis.seed_variance import seed_leaderboards, seed_variance
+
+    tables, questions = _benchmark(props=("row_aggregation", "borders"))
+    scores = _scores(questions, lambda m, q: q.variant == "original", models=("matcher", "header_match"),
+                     metric="f1")
+    boards = pd.DataFrame([{"model_name": m, "backend": "replay", "table_format": "html", "inference_mode": "direct",
+                            "scoring_mode": "strict", "metric": "f1", "mean": v, "ci_low": v - 0.02,
+                            "ci_high": v + 0.02, "fingerprint": f"f{s}"}
+                           for m in ("matcher", "header_match") for s, v in ((1, 0.5), (2, 0.55), (3, 0.52))])
+    consistency = pd.DataFrame([{"model_name": "matcher", "backend": "replay", "table_format": "html",
+                                 "inference_mode": "direct", "scoring_mode": "strict", "metric": "f1", "n_sets": 10,
+                                 "n_tables": 5, "phrasings_per_set": 3.0, "share_identical": 0.7,
+                                 "share_identical_ci_low": 0.6, "share_identical_ci_high": 0.8, "mean_value": 0.5,
+                                 "share_same_score": 0.8, "mean_range": 0.1, "mean_range_ci_low": 0.05,
+                                 "mean_range_ci_high": 0.15, "mean_sd": 0.05}])
+    frames = {"layout_effect": layout_effects(scores, questions, tables, seed=1),
+              "paraphrase_consistency": consistency,
+              "seed_variance": seed_variance(seed_leaderboards(boards, {1: "f1", 2: "f2", 3: "f3"}), [1, 2, 3])}
+    sections, unanswered = report_sections(frames, scores, tmp_path)
+    by_key = {s.key: s for s in sections}
+    for key in ("layout_effect", "paraphrase_consistency", "seed_variance"):
+        assert Path(by_key[key].figures[0][0]).is_file(), key
+        assert len(by_key[key].tables[0].frame), key
+    effect = by_key["layout_effect"].tables[0].frame.set_index("property")
+    assert effect.at["row_aggregation", "effect"] == -1.0 and set(effect["model_name"]) == {"matcher"}
+    assert list(by_key["layout_effect"].tables[1].frame["model_name"].unique()) == ["header_match"]
+    needed = by_key["seed_variance"].tables[1].frame
+    assert (needed["seeds for a difference of 0.01"] >= needed["seeds for a difference of 0.05"]).all()
+    # the baselines alone answer no causal or wording question; the seeds' spread is the benchmark's own
+    only_baselines = {k: v[v["model_name"] == "header_match"] for k, v in frames.items()}
+    sections, unanswered = report_sections(only_baselines, scores[scores["model_name"] == "header_match"], tmp_path)
+    assert {s.key for s in sections} >= {"seed_variance"}
+    assert {"Does a layout property cause the errors?", "Does the wording change the answer?"} <= {
+        u.title for u in unanswered}
