@@ -67,7 +67,7 @@ def paraphrase_consistency(requests: pd.DataFrame, predictions: pd.DataFrame, qu
     mode x metric, over the paraphrase sets the model answered in every phrasing."""
     members = questions.loc[questions["paraphrase_set_id"].notna(), list(QUESTION_COLUMNS)]
     if members.empty:
-        return pd.DataFrame(columns=CONSISTENCY_COLUMNS)
+        return _typed(pd.DataFrame(columns=CONSISTENCY_COLUMNS))
     sizes = members.groupby("paraphrase_set_id")["question_id"].nunique()
     answers = _complete(set_answers(requests, predictions, questions), ANSWER_KEYS, sizes)
     identical: dict[tuple, tuple] = {}
@@ -93,12 +93,15 @@ def paraphrase_consistency(requests: pd.DataFrame, predictions: pd.DataFrame, qu
         rows.append((*key, int(len(per_set)), int(pd.unique(tables).size), float(per_set["n"].mean()), share,
                      share_low, share_high, float(g["value"].mean()), float((spread == 0).mean()), mean_range, low,
                      high, float(per_set["sd"].mean())))
-    out = pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS)
-    for c in ("n_sets", "n_tables"):
-        out[c] = out[c].astype("int64")
-    for c in CONSISTENCY_COLUMNS[len(ANSWER_KEYS) + 4:]:
-        if c != "n_tables":
-            out[c] = out[c].astype("float64")
+    return _typed(pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS))
+
+
+def _typed(out: pd.DataFrame) -> pd.DataFrame:
+    """The mart's column types, also when it has no row."""
+    for c in CONSISTENCY_COLUMNS:
+        out[c] = out[c].astype("int64" if c in ("n_sets", "n_tables") else "float64"
+                               if CONSISTENCY_COLUMNS.index(c) >= CONSISTENCY_COLUMNS.index("phrasings_per_set")
+                               else "string")
     return out
 
 

@@ -23,12 +23,16 @@ from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 Z_TWO_SIDED_5 = 1.959963984540054
 Z_POWER_80 = 0.8416212335729143
 GROUP = ["model_name", "backend", "table_format", "inference_mode", "scoring_mode", "metric"]
 SEED_VARIANCE_COLUMNS = [*GROUP, "n_seeds", "seeds", "mean", "sd_between_seeds", "min", "max",
                          "within_build_half_width", "within_build_se", "sd_to_within_se", "detectable_difference"]
+SEED_VARIANCE_SCHEMA = pa.schema([(c, pa.string()) for c in GROUP] + [("n_seeds", pa.int64()),
+                                                                       ("seeds", pa.list_(pa.int64()))]
+                                 + [(c, pa.float64()) for c in SEED_VARIANCE_COLUMNS[len(GROUP) + 2:]])
 
 
 def seeds_for_difference(sd: float, difference: float) -> int:
@@ -58,6 +62,11 @@ def seed_leaderboards(recorded: pd.DataFrame, fingerprint_of_seed: Mapping[int, 
         raise MissingSeeds(f"var seed_variance_seeds: no leaderboard in the prediction store for seed(s) {named}; "
                            "build them first (`hctqa seeds SEED ...`, the same vars and eval_cache_dir)")
     return recorded.assign(seed=recorded["fingerprint"].map(seed_of))
+
+
+def as_arrow(frame: pd.DataFrame) -> pa.Table:
+    """The mart's rows with its column types, also when there are none (a build without the var)."""
+    return pa.Table.from_pandas(frame[SEED_VARIANCE_COLUMNS], schema=SEED_VARIANCE_SCHEMA, preserve_index=False)
 
 
 def seed_variance(leaderboards: pd.DataFrame, seeds: Iterable[int]) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import json
 from typing import Iterable, Mapping
 
 import pandas as pd
+import pyarrow as pa
 
 from ..core.formatting import format_number
 from ..questions.spec import evaluate_filtered, filtered_rows
@@ -33,18 +34,21 @@ def _answer_text(answer: list) -> list:
             for row in answer]
 
 
-def layout_questions(base_questions: pd.DataFrame, layouts: pd.DataFrame, tables: Mapping[str, RelationalTable],
-                     families, columns: Iterable[str]) -> pd.DataFrame:
+def layout_questions(base_questions: "pd.DataFrame | pa.Table", layouts: pd.DataFrame,
+                     tables: Mapping[str, RelationalTable], families, columns: Iterable[str]) -> "pd.DataFrame | pa.Table":
     """One row per (kept toggle, layout-invariant question of its base), in int_question_instances' `columns`
-    plus `original_question_id`.
+    plus `original_question_id`; an Arrow table of `base_questions`' column types when it is one (what the
+    dbt model hands over), else a frame.
 
     `base_questions`: int_question_instances rows of the bases; `layouts`: the kept toggles (table_id,
     original_table_id); `tables`: each layout's RelationalTable (its rows and shown aggregates);
     `families`: the registry the questions' families are looked up in."""
     columns = list(columns)
+    arrow = isinstance(base_questions, pa.Table)
+    records = base_questions.to_pylist() if arrow else base_questions.to_dict("records")
     invariant = {f.family_id for f in (families.get(n) for n in families.names()) if f.layout_invariant}
     by_base: dict[str, list[dict]] = {}
-    for q in base_questions.to_dict("records"):
+    for q in records:
         if q["family"] in invariant:
             by_base.setdefault(str(q["table_id"]), []).append(q)
     out = []
@@ -70,5 +74,8 @@ def layout_questions(base_questions: pd.DataFrame, layouts: pd.DataFrame, tables
             row["table_id"] = layout_id
             row["original_question_id"] = q["question_id"]
             out.append(row)
-    frame = pd.DataFrame(out, columns=columns + ["original_question_id"])
-    return frame.sort_values("question_id", kind="stable").reset_index(drop=True)
+    out.sort(key=lambda r: r["question_id"])
+    if arrow:
+        schema = pa.schema([base_questions.schema.field(c) for c in columns] + [("original_question_id", pa.string())])
+        return pa.Table.from_pylist([{c: r[c] for c in schema.names} for r in out], schema=schema)
+    return pd.DataFrame(out, columns=columns + ["original_question_id"])

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation_py.analysis.seed_variance import (SEED_VARIANCE_COLUMNS, MissingSeeds, detectable_difference,
+from evaluation_py.analysis.seed_variance import (SEED_VARIANCE_COLUMNS, MissingSeeds, as_arrow, detectable_difference,
                                                   plot_seed_variance, seed_leaderboards, seed_variance,
                                                   seeds_for_difference)
 from evaluation_py.cli import main as cli_main, seed_database
@@ -109,6 +109,8 @@ def test_the_figure(tmp_path):
     out = seed_variance(boards, [1, 2])
     assert plot_seed_variance(out, tmp_path).endswith("seed_variance.png")
     assert plot_seed_variance(out.iloc[:0], tmp_path) is None
+    # the mart keeps its column types with no row (a build without the var)
+    assert as_arrow(seed_variance(pd.DataFrame(), [])).schema == as_arrow(out).schema.remove_metadata()
 
 
 def test_hctqa_seeds_refuses_bad_arguments_before_any_build(tmp_path, capsys):

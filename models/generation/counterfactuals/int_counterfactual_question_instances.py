@@ -19,6 +19,7 @@ def model(dbt, session):
                   .project("table_id, row_group, col_group, value").distinct()
                   .order("table_id, row_group, col_group").df())
     tables = {t.table_id: t for t in relational_tables(layouts, rows, aggregates)}
+    # as Arrow: the copies keep int_question_instances' column types (a NULL count stays an integer)
     base_questions = dbt.ref("int_question_instances").filter(
-        "table_id in (select original_table_id from counterfactual_layouts)").df()
+        "table_id in (select original_table_id from counterfactual_layouts)").to_arrow_table()
     return layout_questions(base_questions, layouts, tables, families, COLUMNS)
