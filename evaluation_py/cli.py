@@ -5,6 +5,7 @@
     hctqa score FILE ...            (python -m evaluation_py.scoring.cli)
     hctqa sandbox run PROGRAM.py    (python -m evaluation_py.sandbox)
     hctqa report [--project-dir DIR]
+    hctqa seeds SEED SEED [SEED ...] [--project-dir DIR] [--vars YAML]
 
 Bad arguments exit 2 with one line on stderr.
 """
@@ -23,6 +24,11 @@ from typing import Optional
 
 # What `hctqa eval` builds: the evaluation models and everything downstream of them (analyses, report).
 EVAL_SELECTION = ("eval_requests+",)
+# What `hctqa seeds` builds for each seed (selectors.yml `seed_build`: the light build's questions, the entries'
+# answers, the scores and the leaderboard that the store keeps per fingerprint), then for the comparison in the main
+# database (the checked vars and the analysis).
+SEED_SELECTION = ("--selector", "seed_build")
+COMPARISON_SELECTION = ("--select", "+stg_build_config", "analysis_seed_variance")
 DEFAULT_DATABASE = "hctqa.duckdb"
 
 
@@ -54,6 +60,11 @@ def _parser() -> argparse.ArgumentParser:
                         add_help=False)
     report = commands.add_parser("report", help="print the report's path and the last run's headline")
     report.add_argument("--project-dir", default=".", help="the dbt project (default: the working directory)")
+    seeds = commands.add_parser("seeds", help="build the benchmark under several seeds, each in a database of its "
+                                              "own, and compare the models' scores across them (analysis_seed_variance)")
+    seeds.add_argument("seeds", nargs="+", type=int, help="two or more distinct seeds")
+    seeds.add_argument("--project-dir", default=".", help="the dbt project (default: the working directory)")
+    seeds.add_argument("--vars", default=None, help="the dbt vars every seed is built with, as YAML (seed aside)")
     return parser
 
 
@@ -67,6 +78,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             return _list(args.kind)
         if args.command == "eval":
             return _eval(args)
+        if args.command == "seeds":
+            return _seeds(args)
         return _report(Path(args.project_dir))
     except UsageError as e:
         print(str(e), file=sys.stderr)
@@ -166,12 +179,92 @@ def _eval(args) -> int:
     return _print_leaderboard(_database(project), [e["name"] for e in entries])
 
 
-def _run_forwarding_signals(argv: list[str], cwd: Path) -> int:
+def seed_database(database: Path, seed: int) -> Path:
+    """The database a seed's build of `hctqa seeds` goes to: `NAME_seed<seed>.duckdb` beside `NAME.duckdb`."""
+    return database.with_name(f"{database.stem}_seed{seed}{database.suffix}")
+
+
+def _yaml_vars(text: Optional[str], command: str) -> dict:
+    import yaml
+
+    if not text:
+        return {}
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise UsageError(f"hctqa {command}: --vars is not YAML: {str(e).splitlines()[0]}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"hctqa {command}: --vars must be a YAML mapping")
+    return value
+
+
+def _seeds(args) -> int:
+    """Build every seed into a database of its own (one build per database), all sharing the main database's
+    prediction store, where each records its leaderboard under its fingerprint; then compare them in the main
+    database (analysis_seed_variance, var seed_variance_seeds)."""
+    from .dbt_glue.evaluation_inputs import store_path
+
+    project = Path(args.project_dir).resolve()
+    if not (project / "dbt_project.yml").exists():
+        raise UsageError(f"hctqa seeds: {str(project)!r} is not a dbt project (no dbt_project.yml); pass --project-dir")
+    seeds = list(args.seeds)
+    if len(seeds) < 2 or len(set(seeds)) != len(seeds):
+        raise UsageError(f"hctqa seeds: give two or more distinct seeds, got {' '.join(map(str, seeds))}")
+    base_vars = _yaml_vars(args.vars, "seeds")
+    for key in ("seed", "seed_variance_seeds"):
+        if key in base_vars:
+            raise UsageError(f"hctqa seeds: --vars sets {key}, which the command sets itself")
+    database = _database(project)
+    # one store for every seed: the main database's (or the var's, or HCTQA_CACHE_DIR's)
+    cache_dir = str(store_path(base_vars.get("eval_cache_dir"), database.resolve()).parent)
+    shared = {**base_vars, "eval_cache_dir": cache_dir}
+    for seed in seeds:
+        target = seed_database(database, seed)
+        print(f"hctqa seeds: seed {seed} -> {target}", flush=True)
+        code = _run_dbt(project, target, ["build", *SEED_SELECTION], {**shared, "seed": seed})
+        if code != 0:
+            print(f"hctqa seeds: the build of seed {seed} failed (exit status {code}); {target} says what it holds "
+                  "(build_status)", file=sys.stderr)
+            return code
+    print(f"hctqa seeds: comparing seeds {', '.join(map(str, seeds))} in {database}", flush=True)
+    code = _run_dbt(project, database, ["build", *COMPARISON_SELECTION],
+                    {**shared, "seed_variance_seeds": seeds})
+    if code != 0:
+        return code
+    return _print_seed_variance(database)
+
+
+def _run_dbt(project: Path, database: Path, args: list[str], dbt_vars: dict) -> int:
+    argv = [_dbt_executable(), *args, "--vars", json.dumps(dbt_vars), "--project-dir", str(project),
+            "--profiles-dir", str(project)]
+    env = {**os.environ, "HCTQA_DUCKDB_PATH": str(database)}
+    return _run_forwarding_signals(argv, project, env)
+
+
+def _print_seed_variance(database: Path) -> int:
+    import duckdb
+
+    con = duckdb.connect(str(database), read_only=True)
+    try:
+        rows = con.execute(
+            "select model_name, table_format, inference_mode, metric, n_seeds, mean, sd_between_seeds, "
+            "within_build_half_width, detectable_difference from analysis_seed_variance where scoring_mode = 'strict' "
+            "and metric in ('f1', 'cc') order by model_name, table_format, inference_mode, metric").fetchall()
+    finally:
+        con.close()
+    print("model_name | format | mode | metric (strict) | seeds | mean | sd between seeds | within-build 95% "
+          "half-width | detectable difference")
+    for r in rows:
+        print(f"{r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.3f} | {r[6]:.4f} | {r[7]:.4f} | {r[8]:.4f}")
+    return 0
+
+
+def _run_forwarding_signals(argv: list[str], cwd: Path, env: Optional[dict] = None) -> int:
     """Run dbt; SIGINT and SIGTERM reach it once each, forwarded, and it stops on either (answers kept).
 
     dbt runs in a process group of its own: a terminal's Ctrl-C, sent to the foreground group, would
     otherwise reach it twice (from the terminal and forwarded)."""
-    proc = subprocess.Popen(argv, cwd=cwd, process_group=0)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, process_group=0)
 
     def forward(signum, frame):
         proc.send_signal(signum)

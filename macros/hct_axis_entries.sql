@@ -7,8 +7,13 @@
 
   sort_key doubles as the identity of header nodes: a node at level L is the first L entries of the
   sort key of every leaf under it. Sibling positions are >= 1, so -1 sorts first and 1e6 last.
+
+  `tables` and `rows` (int_table_instances- and int_relational_rows-shaped relations) default to the
+  benchmark's own; the layout counterfactuals pass theirs.
 #}
-{% macro hct_axis_entries(axis) %}
+{% macro hct_axis_entries(axis, tables=none, rows=none) %}
+{%- set tables = tables or ref('int_table_instances') -%}
+{%- set rows = rows or ref('int_relational_rows') -%}
 {%- set before = 'left' if axis == 'col' else 'top' -%}
 {%- set depth_col = axis ~ '_depth' -%}
 with tables as (
@@ -20,7 +25,7 @@ with tables as (
         {{ axis }}_attributes as attrs,
         agg_fun in ('sum', 'avg') as adds_up,
         domain
-    from {{ ref('int_table_instances') }}
+    from {{ tables }}
 ),
 
 non_additive as (
@@ -32,7 +37,7 @@ non_additive as (
 
 paths as (
     select distinct table_id, {{ axis }}_path as path, {{ axis }}_path_positions as positions
-    from {{ ref('int_relational_rows') }}
+    from {{ rows }}
 ),
 
 prefixes as (

@@ -5,9 +5,9 @@
   level has two such nodes there is nothing to differ, so it counts as symmetric), and the aggregation
   flags (global / local, explicit when a label on the aggregate's branch is an aggregation term).
 #}
-{% macro hct_axis_properties(axis, prefix) %}
+{% macro hct_axis_properties(axis, prefix, entries=none) %}
 with entries as (
-    select * from {{ ref('int_hct_axis_entries') }} where axis = '{{ axis }}'
+    select * from {{ entries or ref('int_hct_axis_entries') }} where axis = '{{ axis }}'
 ),
 
 terms as (

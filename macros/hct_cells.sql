@@ -1,14 +1,15 @@
 {#
   Pivot: lays every relational table out as an HCT grid of anchored cells (grid_row, grid_col,
   rowspan, colspan). Header rows = column header depth, header columns = row header depth.
+  The relations default to the benchmark's own; the layout counterfactuals pass theirs.
 #}
-{% macro hct_cells() %}
+{% macro hct_cells(tables=none, entries=none, group_values=none) %}
 with tables as (
-    select * from {{ ref('int_table_instances') }}
+    select * from {{ tables or ref('int_table_instances') }}
 ),
 
 entries as (
-    select * from {{ ref('int_hct_axis_entries') }}
+    select * from {{ entries or ref('int_hct_axis_entries') }}
 ),
 
 entry_levels as (
@@ -133,7 +134,7 @@ value_cells as (
     from entries as r
     inner join entries as c on c.table_id = r.table_id and c.axis = 'col'
     inner join tables as t on t.table_id = r.table_id
-    left join {{ ref('int_hct_group_values') }} as g
+    left join {{ group_values or ref('int_hct_group_values') }} as g
         on g.table_id = r.table_id and g.row_group = r.group_path and g.col_group = c.group_path
     where r.axis = 'row'
 ),

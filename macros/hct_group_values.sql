@@ -1,13 +1,14 @@
 {#
   agg_fun of every (row header group, column header group) pair an HCT can show: each relational row
   counts in every pair of prefixes of its row path and its column path (proper prefixes only on an axis
-  that shows aggregates). A pair of two full paths is one data cell.
+  that shows aggregates). A pair of two full paths is one data cell. The relations default to the
+  benchmark's own; the layout counterfactuals pass theirs.
 #}
-{% macro hct_group_values() %}
+{% macro hct_group_values(tables=none, rows=none) %}
 with rel as (
     select r.table_id, r.row_path, r.col_path, r.value, t.agg_fun, t.row_agg_pos, t.col_agg_pos
-    from {{ ref('int_relational_rows') }} as r
-    inner join {{ ref('int_table_instances') }} as t using (table_id)
+    from {{ rows or ref('int_relational_rows') }} as r
+    inner join {{ tables or ref('int_table_instances') }} as t using (table_id)
 ),
 
 row_prefixes as (

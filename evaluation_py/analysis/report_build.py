@@ -589,6 +589,101 @@ def _obfuscation(b: _Builder) -> Section | None:
                           _sql("*", "analysis_obfuscation_gap", b.where, "model_name, table_format, metric"))])
 
 
+def _layout_effect(b: _Builder) -> Section | None:
+    effects = _strict(b.frame("layout_effect"), b.mode)
+    if _under_test(effects, b.baselines).empty:  # a section is about models under test; the baselines stand beside
+        return None
+    from .layout_effect import CAPTION, plot_layout_effects
+
+    models = [m for m in b.order if m in set(effects["model_name"])]
+    path = plot_layout_effects(effects, b.fig_dir, models, "f1", b.mode)
+    f1 = effects[effects["metric"] == "f1"]
+    shown = f1.assign(interval=[_interval(lo, hi) for lo, hi in zip(f1["ci_low"], f1["ci_high"])],
+                      observational_interval=[_interval(lo, hi) for lo, hi in zip(
+                          f1["observational_difference_ci_low"], f1["observational_difference_ci_high"])])
+    columns = ["model_name", "table_format", "inference_mode", "property", "n_pairs", "n_sets", "effect", "interval",
+               "p_value", "observational_difference", "observational_interval", "observational_coef"]
+    sql = _sql("model_name, table_format, inference_mode, property, metric, n_pairs, n_sets, mean_without, mean_with, "
+               "effect, ci_low, ci_high, p_value, observational_difference, observational_coef",
+               "analysis_layout_effect", f"scoring_mode = '{b.mode}'", "model_name, table_format, property, metric")
+    under, base = _under_test(shown, b.baselines), shown[shown["model_name"].isin(b.baselines)]
+    tables = [Table(_ordered(under[columns], b.order, ["table_format", "inference_mode", "property"]),
+                    "Models under test, F1: the causal effect of each property (the mean paired difference, with "
+                    "minus without, over the pairs of questions on a set's layouts; its 95% interval resampling sets "
+                    "and its p value) beside the observational difference over the original tables and the "
+                    "regression coefficient; every metric is in the query's rows.",
+                    sql.replace("where ", f"where {NOT_BASELINE} and ", 1))]
+    if len(base):
+        tables.append(Table(base[columns].reset_index(drop=True), "The baselines: the oracle's effects are 0 (the "
+                            "answers are the layouts' common ground truth); header_match reads the header paths, "
+                            "which some layouts change.", sql.replace("where ", "where model_name in ('oracle', "
+                                                                      "'header_match') and ", 1), "Baselines"))
+    return Section("layout_effect", "Does a layout property cause the errors?",
+                   "The same tables laid out again with one property changed at a time (the layout counterfactual "
+                   "sets) give each property's causal effect, which the property regression's observational "
+                   "estimates cannot separate from the content the property comes with.",
+                   [(path, CAPTION.format(fmt="html", mode=b.mode, metric="F1"))] if path else [], tables)
+
+
+def _paraphrases(b: _Builder) -> Section | None:
+    consistency = _strict(b.frame("paraphrase_consistency"), b.mode)
+    if _under_test(consistency, b.baselines).empty:
+        return None
+    from .paraphrase_consistency import CAPTION, plot_paraphrase_consistency
+
+    path = plot_paraphrase_consistency(consistency, b.fig_dir, "f1", b.mode, sorted(b.baselines))
+    f1 = consistency[consistency["metric"] == "f1"]
+    shown = f1.assign(identical_interval=[_interval(lo, hi) for lo, hi in zip(f1["share_identical_ci_low"],
+                                                                               f1["share_identical_ci_high"])])
+    columns = ["model_name", "table_format", "inference_mode", "n_sets", "phrasings_per_set", "share_identical",
+               "identical_interval", "mean_value", "share_same_score", "mean_range", "mean_sd"]
+    sql = _sql("model_name, table_format, inference_mode, metric, n_sets, share_identical, share_identical_ci_low, "
+               "share_identical_ci_high, mean_value, share_same_score, mean_range, mean_range_ci_low, "
+               "mean_range_ci_high, mean_sd", "analysis_paraphrase_consistency", b.where,
+               "model_name, table_format, inference_mode, metric")
+    return Section("paraphrase_consistency", "Does the wording change the answer?",
+                   "Every question asked in each phrasing of its template (the paraphrase sets): the same table, "
+                   "SQL and answer, other words.",
+                   [(path, CAPTION.format(mode=b.mode, metric="F1"))] if path else [],
+                   [Table(_ordered(_under_test(shown, b.baselines)[columns], b.order, columns[1:3]),
+                          "Models under test: over the sets answered in every phrasing, the share answered "
+                          "identically (with its 95% interval), and F1's mean, the share of sets scored the same in "
+                          "every phrasing, and its mean range and standard deviation across phrasings.", sql)])
+
+
+def _seed_variance(b: _Builder) -> Section | None:
+    variance = _strict(b.frame("seed_variance"), b.mode)
+    if variance.empty:
+        return None
+    from .seed_variance import CAPTION, plot_seed_variance, seeds_for_difference
+
+    path = plot_seed_variance(variance, b.fig_dir, "f1", b.mode, sorted(b.baselines))
+    f1 = variance[variance["metric"] == "f1"]
+    columns = ["model_name", "table_format", "inference_mode", "n_seeds", "mean", "sd_between_seeds", "min", "max",
+               "within_build_half_width", "within_build_se", "sd_to_within_se", "detectable_difference"]
+    sizes = (0.01, 0.02, 0.05)
+    needed = f1[columns[:3]].assign(sd_between_seeds=f1["sd_between_seeds"], **{
+        f"seeds for a difference of {d:g}": [seeds_for_difference(sd, d) if np.isfinite(sd) and sd > 0 else 2
+                                             for sd in f1["sd_between_seeds"]] for d in sizes})
+    sql = _sql("model_name, table_format, inference_mode, metric, seeds, mean, sd_between_seeds, min, max, "
+               "within_build_half_width, sd_to_within_se, detectable_difference", "analysis_seed_variance",
+               f"scoring_mode = '{b.mode}'", "model_name, table_format, inference_mode, metric")
+    n_seeds = int(variance["n_seeds"].max())
+    return Section("seed_variance", "How much of a score is the benchmark's own sampling?",
+                   "The benchmark regenerates from its seed: builds of other seeds draw other tables and questions of "
+                   "the same configuration, and the spread of a model's score across them is the benchmark's own "
+                   "sampling noise, beside the interval one build gives.",
+                   [(path, CAPTION.format(mode=b.mode, metric="F1", n=n_seeds))] if path else [],
+                   [Table(_ordered(f1[columns], b.order, columns[1:3]), "F1 per model over the seeds: the spread "
+                          "between seeds (standard deviation, range), one build's interval (half-width, and the "
+                          "standard error it implies), their ratio, and the smallest difference between two models "
+                          "these seeds tell apart (5% two-sided, 80% power).", sql),
+                    Table(_ordered(needed, b.order, columns[1:3]), "Seeds each of two models needs for their mean "
+                          "F1 over the seeds to tell a difference of this size apart (5% two-sided, 80% power: "
+                          "15.7 x sd^2 / d^2, at least 2), from the spread between the seeds built.", None,
+                          "Seeds a difference needs")])
+
+
 def _finetune_gain(b: _Builder) -> Section | None:
     gain = _strict(b.frame("finetune_gain"), b.mode)
     if gain.empty:
@@ -875,6 +970,15 @@ SECTIONS: tuple[tuple[Callable, str, str], ...] = (
     (_table_size, "Do the modes lose accuracy as tables grow?", NO_MODEL),
     (_code_runs, "How do the models' programs end?", "a code mode in an entry: `modes: [pot]` or `modes: [icot]`"),
     (_obfuscation, "Does a model rely on the table's words?", "`variants: [original, obfuscated]` in an entry"),
+    (_layout_effect, "Does a layout property cause the errors?", "layout counterfactual sets (var "
+                                                                 "layout_counterfactuals: 20) and `variants: [original, "
+                                                                 "counterfactual]` in an entry of a model under test"),
+    (_paraphrases, "Does the wording change the answer?", "paraphrase sets (var paraphrase_sets: true) and "
+                                                          "`variants: [original, paraphrase]` in an entry of a model "
+                                                          "under test"),
+    (_seed_variance, "How much of a score is the benchmark's own sampling?", "builds of several seeds (`hctqa seeds "
+                                                                             "1 2 3`) and var seed_variance_seeds: "
+                                                                             "[1, 2, 3] in this build"),
     (_model_size, "How do size and score go together?", "entries naming their model's `family` and size "
                                                          "`params_b` (two sizes or more in a family)"),
     (_over_time, "Do newer releases do better?", "entries naming their model's `family` and `release_date` (two "

@@ -28,8 +28,10 @@ COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sourc
 # `families`: the question families an entry is asked (registered family ids; real questions have none);
 # `sample_per_family`: the seeded sample taken per family, that many questions of each (instead of `sample`).
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
-# from the originals and an original's obfuscated twin comes with it, so the two are scored side by side
-VARIANTS = ("original", "obfuscated")
+# from the originals and an original's obfuscated twin and paraphrases come with it, so they are scored side by
+# side; `counterfactual` asks every question of the layout counterfactual sets (var layout_counterfactuals
+# sets their number), whatever the sample
+VARIANTS = ("original", "obfuscated", "paraphrase", "counterfactual")
 
 # The same seeded 3,000 questions for both (every template and domain is represented at default scale);
 # set `eval_models` to run the oracle over everything.

@@ -55,17 +55,43 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
                              "(benchmark_finetune_splits), which was not given")
         q = q[q[SPLIT_COLUMN].isin(spec.splits)]
     if spec.sample is not None and len(q) > spec.sample:
-        order = [_sample_key(seed, qid) for qid in q["question_id"].tolist()]
-        q = q.assign(_order=order).sort_values("_order").head(spec.sample).drop(columns="_order")
+        q = q.assign(_order=_sample_order(q, seed)).sort_values(["_order", "question_id"]).head(spec.sample) \
+            .drop(columns="_order")
     if spec.sample_per_family is not None:  # the same seeded order, cut per family (real questions: one group)
-        order = [_sample_key(seed, qid) for qid in q["question_id"].tolist()]
         family = q["family"].astype(object).where(q["family"].notna(), "") if "family" in q.columns else ""
-        q = (q.assign(_order=order, _family=family).sort_values("_order").groupby("_family", sort=False)
-             .head(spec.sample_per_family).drop(columns=["_order", "_family"]))
+        q = (q.assign(_order=_sample_order(q, seed), _family=family).sort_values(["_order", "question_id"])
+             .groupby("_family", sort=False).head(spec.sample_per_family).drop(columns=["_order", "_family"]))
     if has_variants and spec.variants != ("original",):
-        q = questions[questions["original_question_id"].isin(set(q["question_id"]))
-                      & questions["variant"].isin(spec.variants)]
-    return q.sort_values(["table_id", "question_id"])
+        keep = questions["original_question_id"].isin(set(q["question_id"])) & questions["variant"].isin(spec.variants)
+        if "counterfactual" in spec.variants:
+            # the counterfactual sets are a sample of their own: every toggle of every set with its questions, and
+            # those questions on the set's base (an original, the reference layout of its toggles)
+            toggled = questions["variant"] == "counterfactual"
+            keep |= toggled | questions["question_id"].isin(set(questions.loc[toggled, "original_question_id"]))
+        q = questions[keep]
+    # originals first: a variant's prompt that is its original's (a toggle of the rules in a format that shows
+    # none) then leaves the original its request (requests are one per prompt)
+    return q.assign(_variant=q["variant"] != "original" if has_variants else False).sort_values(
+        ["_variant", "table_id", "question_id"]).drop(columns="_variant")
+
+
+def _sample_order(q: pd.DataFrame, seed: int) -> list[int]:
+    """Each question's place in the seeded sample order. The questions of one table asked on its perturbed views
+    (a `perturbed_views` family: one question, several views) share their group's place, so a sample holds a
+    group whole (but at its cut), which their consistency needs (analysis_robustness_consistency)."""
+    ids = q["question_id"].tolist()
+    if "family" not in q.columns:
+        return [_sample_key(seed, qid) for qid in ids]
+    grouped = _perturbed_view_families()
+    return [_sample_key(seed, f"{t}--{f}" if f in grouped else qid)
+            for qid, t, f in zip(ids, q["table_id"].tolist(), q["family"].tolist())]
+
+
+@lru_cache(maxsize=1)
+def _perturbed_view_families() -> frozenset:
+    from generator_py.questions.families import ALL_FAMILIES
+
+    return frozenset(n for n in ALL_FAMILIES.names() if getattr(ALL_FAMILIES.get(n), "perturbed_views", False))
 
 
 @lru_cache(maxsize=1 << 18)  # every entry (and the three evaluation models) draws the same questions' keys

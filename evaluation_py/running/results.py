@@ -12,6 +12,10 @@ Kept in the prediction store's file (the store is the source of truth), in table
   that asked it the two-option items (a later build asking it again replaces them all).
 - `runs`, `run_models`: one row per run (start, end, fingerprint, entries, package versions, git
   commit) and per run x model (requests sent, taken from the store, failed).
+- `evaluated_leaderboards`: per fingerprint, the eval_leaderboard rows its last build wrote (one per model x
+  format x mode x scoring mode x metric; a later build replaces the rows it writes): how the builds of one
+  configuration under several seeds, each in its own database, find each other's results
+  (analysis_seed_variance).
 
 The marts read these to show every model evaluated on this fingerprint so far; other fingerprints
 stay here untouched. `remove_models` is the only way results leave the marts.
@@ -55,6 +59,14 @@ CREATE TABLE IF NOT EXISTS evaluated_choice_rows (
     row_json TEXT NOT NULL,
     PRIMARY KEY (fingerprint, model_name, cache_key)
 );
+CREATE TABLE IF NOT EXISTS evaluated_leaderboards (
+    fingerprint TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    slot TEXT NOT NULL,
+    row_json TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    PRIMARY KEY (fingerprint, model_name, slot)
+);
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     started_at REAL NOT NULL,
@@ -75,6 +87,8 @@ CREATE TABLE IF NOT EXISTS run_models (
 """
 # What one request row stands for, whatever the prompt version or entry: a newer row for it replaces the older.
 SLOT_COLUMNS = ("question_id", "table_format", "inference_mode", "kind", "turn")
+# What one leaderboard row stands for beside its model.
+LEADERBOARD_SLOT_COLUMNS = ("table_format", "inference_mode", "scoring_mode", "metric")
 
 
 def entry_digest(spec: ModelSpec) -> str:
@@ -144,6 +158,8 @@ class ResultsIndex:
                             (fingerprint, name))
                 n += con.execute("DELETE FROM evaluated_choice_rows WHERE fingerprint = ? AND model_name = ?",
                                  (fingerprint, name)).rowcount
+                n += con.execute("DELETE FROM evaluated_leaderboards WHERE fingerprint = ? AND model_name = ?",
+                                 (fingerprint, name)).rowcount
                 out[name] = n
             con.execute("COMMIT")
         except BaseException:
@@ -176,6 +192,33 @@ class ResultsIndex:
         rows = self._con.execute("SELECT row_json FROM evaluated_choice_rows WHERE fingerprint = ? ORDER BY "
                                  "model_name, cache_key", (fingerprint,)).fetchall()
         return [json.loads(r) for (r,) in rows]
+
+    # ------------------------------------------------------------------ leaderboards
+    def record_leaderboard(self, fingerprint: str, rows: pd.DataFrame, run_id: str) -> None:
+        """Make `rows` (eval_leaderboard rows) this fingerprint's, each replacing the row of its model x format x
+        mode x scoring mode x metric."""
+        plain = rows.astype(object).where(rows.notna(), None)
+        records = [(fingerprint, str(r["model_name"]),
+                    json.dumps([r.get(c) for c in LEADERBOARD_SLOT_COLUMNS], default=str), json.dumps(r, default=str),
+                    run_id) for r in plain.to_dict("records")]
+        con = self._con
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            con.executemany("INSERT OR REPLACE INTO evaluated_leaderboards VALUES (?, ?, ?, ?, ?)", records)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def leaderboards(self, fingerprints: Iterable[str]) -> pd.DataFrame:
+        """The recorded eval_leaderboard rows of each of `fingerprints`, with a `fingerprint` column."""
+        wanted = list(dict.fromkeys(fingerprints))
+        rows = []
+        for fingerprint in wanted:
+            for (row,) in self._con.execute("SELECT row_json FROM evaluated_leaderboards WHERE fingerprint = ? "
+                                            "ORDER BY model_name, slot", (fingerprint,)).fetchall():
+                rows.append({**json.loads(row), "fingerprint": fingerprint})
+        return pd.DataFrame(rows)
 
     # ------------------------------------------------------------------ runs
     def start_run(self, run_id: str, fingerprint: str, entries_json: str, versions: dict,

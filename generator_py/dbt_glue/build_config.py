@@ -16,8 +16,8 @@ from typing import Any, Iterable, Mapping, Optional
 
 import pandas as pd
 
-from .vars import (bool_var, domains_var, parse_config, question_suites_var, replicas_var, seed_var, share_var,
-                         variety_var)
+from .vars import (bool_var, counterfactuals_var, domains_var, paraphrases_var, parse_config, question_suites_var,
+                   replicas_var, seed_var, seed_variance_seeds_var, share_var, variety_var)
 
 #: Default of var max_failed_request_share: above this share of failed requests per model the build fails.
 DEFAULT_MAX_FAILED_SHARE = 0.05
@@ -34,6 +34,9 @@ def check_vars(raw: Mapping[str, Any], known_domains: Optional[Iterable[str]] = 
         "question_suites": list(question_suites_var(raw.get("question_suites"))),
         "cross_check": bool_var("cross_check", raw.get("cross_check"), False),
         "obfuscated_variants": bool_var("obfuscated_variants", raw.get("obfuscated_variants"), True),
+        "layout_counterfactuals": counterfactuals_var(raw.get("layout_counterfactuals")),
+        "paraphrase_sets": paraphrases_var(raw.get("paraphrase_sets")),
+        "seed_variance_seeds": seed_variance_seeds_var(raw.get("seed_variance_seeds")),
         "max_failed_request_share": share_var("max_failed_request_share", raw.get("max_failed_request_share"),
                                               DEFAULT_MAX_FAILED_SHARE),
     }
@@ -75,12 +78,19 @@ def build_fingerprint(checked: Mapping[str, Any], input_digests: Mapping[str, Op
         shaping["question_suites"] = list(suites)
     if not checked.get("obfuscated_variants", True):  # only when off: a default build keeps its fingerprint
         shaping["obfuscated_variants"] = False
+    # the opt-in parts enter only when on (the seeds a seed-variance analysis compares shape no benchmark)
+    if checked.get("layout_counterfactuals"):
+        shaping["layout_counterfactuals"] = checked["layout_counterfactuals"]
+    if checked.get("paraphrase_sets"):
+        shaping["paraphrase_sets"] = True
     canonical = json.dumps(shaping, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
-def config_frame(checked: Mapping[str, Any], fingerprint: str) -> pd.DataFrame:
-    """The one row of `stg_build_config`."""
+def config_frame(checked: Mapping[str, Any], fingerprint: str,
+                 input_digests: Optional[Mapping[str, Optional[str]]] = None) -> pd.DataFrame:
+    """The one row of `stg_build_config` (`inputs_json`: the input digests, so the fingerprint of the same
+    configuration with another seed can be computed: `fingerprint_for_seed`)."""
     return pd.DataFrame([{
         FINGERPRINT_COLUMN: fingerprint,
         "seed": checked["seed"],
@@ -89,7 +99,15 @@ def config_frame(checked: Mapping[str, Any], fingerprint: str) -> pd.DataFrame:
         "hctqa_release_dir": checked["hctqa_release_dir"],
         "max_failed_request_share": checked["max_failed_request_share"],
         "config_json": json.dumps(dict(checked), sort_keys=True),
+        "inputs_json": json.dumps(dict(sorted((input_digests or {}).items()))),
     }]).astype({"replicas": "Int64", "hctqa_release_dir": object})
+
+
+def fingerprint_for_seed(config_row: Mapping[str, Any], seed: int) -> str:
+    """The fingerprint a build of the configuration in `config_row` (a row of `stg_build_config`) would have with
+    `seed` instead of its own: how the builds of several seeds find each other's results in the prediction store."""
+    checked = json.loads(config_row["config_json"])
+    return build_fingerprint({**checked, "seed": int(seed)}, json.loads(config_row["inputs_json"]))
 
 
 def fingerprint_of(config_relation) -> str:

@@ -106,3 +106,33 @@ def question_suites_var(raw) -> tuple[str, ...]:
 
 def scale_options(replicas, domains) -> dict:
     return {"replicas": replicas_var(replicas), "domains": domains_var(domains)}
+
+
+def counterfactuals_var(raw) -> int:
+    """var layout_counterfactuals: how many relational tables get a set of layout counterfactuals (0, the
+    default: none; generator_py.counterfactuals)."""
+    value = parse_config(raw)
+    if value is None:
+        return 0
+    if not _is_int(value) or value < 0:
+        raise ValueError(f"var layout_counterfactuals must be an integer >= 0 (the number of counterfactual sets; "
+                         f"0 or null for none), got {value!r}")
+    return value
+
+
+def paraphrases_var(raw) -> bool:
+    """var paraphrase_sets: every question also in each of its template's other phrasings (default false)."""
+    return bool_var("paraphrase_sets", raw, False)
+
+
+def seed_variance_seeds_var(raw) -> list[int]:
+    """var seed_variance_seeds: the seeds whose builds analysis_seed_variance compares (default: none). A list
+    of at least two distinct integers."""
+    value = parse_config(raw)
+    if value is None:
+        return []
+    if (not isinstance(value, (list, tuple)) or len(value) < 2 or not all(_is_int(v) for v in value)
+            or len(set(value)) != len(value)):
+        raise ValueError(f"var seed_variance_seeds must be a list of two or more distinct integer seeds "
+                         f"(e.g. [1, 2, 3]), got {value!r}")
+    return list(value)

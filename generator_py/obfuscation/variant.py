@@ -202,6 +202,8 @@ def obfuscate_questions(questions: pd.DataFrame, words_by_table: Mapping[str, fr
         out["table_conditions_json"] = [
             json.dumps([obfuscate_filters(c, words.obfuscate) for c in json.loads(s)], sort_keys=True)
             for s in out["table_conditions_json"]]
+    if "paraphrases_json" in out.columns:  # the paraphrase sets restate the originals only
+        out["paraphrases_json"] = None
     return out
 
 

@@ -1,7 +1,9 @@
 """One domain's NL, read and validated from the seeds: the phrasings of every question family of the build
 (seeds/nl_templates.csv), the value meaning and report sentences (seeds/nl_table_meanings.csv), how
 attributes and their values are said (seeds/domain_attributes.csv: spoken_name, value_phrase,
-qualifier_phrase; see value_phrases.py)."""
+qualifier_phrase; see value_phrases.py), and, for the paraphrase sets only, more phrasings of the same
+families (seeds/nl_paraphrases.csv: never drawn for a question, so they leave every build's questions as
+they are)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -30,6 +32,8 @@ class DomainNL:
     qualifiers: dict = field(default_factory=dict)  # attribute name -> ValuePhrase said after a shared head noun
     # render plans of its templates, filled by rendering.py on first use: (template_id, phrasing, text) -> plan
     render_plans: dict = field(default_factory=dict, compare=False, repr=False)
+    # NL template_id -> phrasings used only to restate a drawn question (seeds/nl_paraphrases.csv)
+    paraphrase_templates: dict = field(default_factory=dict)
 
     def say(self, attr: str) -> str:
         return self.spoken.get(attr) or display_name(attr)
@@ -48,7 +52,13 @@ class DomainNL:
         return phrase.fill(values[0] if len(values) == 1 else or_list(values)) if phrase else None
 
     def phrasings(self, template_id: int) -> tuple:
+        """The phrasings a question is drawn in."""
         return self.templates.get(template_id, ())
+
+    def all_phrasings(self, template_id: int) -> tuple:
+        """Every phrasing of the template, the paraphrase-only ones too, by phrasing number."""
+        return tuple(sorted(self.templates.get(template_id, ()) + self.paraphrase_templates.get(template_id, ()),
+                            key=lambda p: p.phrasing))
 
 
 SEED_FILE_COLUMN, SEED_LINE_COLUMN = "seed_file", "seed_line"
@@ -61,13 +71,15 @@ def tag_seed_rows(frame, file: str):
 
 
 def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, template_name: str,
-                   families: Optional[Iterable] = None) -> DomainNL:
+                   families: Optional[Iterable] = None, paraphrases_df=None) -> DomainNL:
     """Build the NL templates of one domain/template_name from the seed frames (validated).
 
     `families`: the question families of the build (default: every registered family); each needs
     phrasings under its NL template_id, checked against its NL requirements, and a row of another
     template_id is an error. Rows whose template_name is '*' apply to every template_name of the domain
-    that has no own rows.
+    that has no own rows. `paraphrases_df` (seeds/nl_paraphrases.csv, for the paraphrase sets): more
+    phrasings, checked the same way; a row of a family outside the build is left out, one of no registered
+    family or reusing a phrasing number of nl_templates is an error.
     """
     if families is None:
         from .families import FAMILIES
@@ -119,6 +131,8 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
         template = parse_template(text, names, tid, int(r["phrasing"]), row, file, requirements=requirements[tid])
         check_template_phrases(template, codes, value_phrases, qualifiers, row)
         parsed.setdefault(tid, []).append(template)
+    extra = _paraphrase_templates(paraphrases_df, rows_for, requirements, names, codes, value_phrases, qualifiers,
+                                  parsed, domain) if paraphrases_df is not None else {}
     missing = [t for t in sorted(requirements) if t not in parsed]
     if missing:
         raise NLTemplateError(f"{SEED_FILE}: domain={domain!r}, template_name={template_name!r}: "
@@ -136,4 +150,39 @@ def load_domain_nl(nl_templates_df, meanings_df, attributes_df, domain: str, tem
         raise seed_row_error("every report sentence needs $REPORTATTR", mrow, MEANINGS_FILE)
     return DomainNL(domain, template_name, str(m["value_meaning"]), report,
                     {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in parsed.items()}, codes, spoken,
-                    value_phrases, qualifiers)
+                    value_phrases, qualifiers, paraphrase_templates=extra)
+
+
+PARAPHRASE_SEED_FILE = "seeds/nl_paraphrases.csv"
+
+
+def _paraphrase_templates(frame, rows_for, requirements, names, codes, value_phrases, qualifiers, drawn,
+                          domain: str) -> dict:
+    """NL template_id -> the paraphrase-only phrasings of one domain/template_name (see load_domain_nl)."""
+    from .families import ALL_FAMILIES
+
+    registered = {ALL_FAMILIES.get(n).nl.template_id for n in ALL_FAMILIES.names()}
+    out: dict[int, list] = {}
+    tagged = SEED_LINE_COLUMN in frame.columns
+    for idx, r in rows_for(frame).iterrows():
+        line = int(r[SEED_LINE_COLUMN]) if tagged else (int(idx) + 2) if isinstance(idx, int) else None
+        tid, phrasing = int(r["template_id"]), int(r["phrasing"])
+        row = {"domain": domain, "template_name": r["template_name"], "template_id": tid, "phrasing": phrasing,
+               "line": line}
+        if tid not in registered:
+            raise seed_row_error(f"template_id {tid} is the NL of no registered question family", row,
+                                 PARAPHRASE_SEED_FILE)
+        if tid not in requirements:
+            continue  # a family of a suite this build leaves out
+        if any(p.phrasing == phrasing for p in drawn.get(tid, ())) or any(p.phrasing == phrasing for p in out.get(tid, ())):
+            raise seed_row_error(f"phrasing {phrasing} of template_id {tid} is given twice (nl_templates and "
+                                 "nl_paraphrases number the phrasings of a template together)", row,
+                                 PARAPHRASE_SEED_FILE)
+        text = str(r["text"])
+        if not text.strip():
+            raise seed_row_error("empty template text", row, PARAPHRASE_SEED_FILE)
+        template = parse_template(text, names, tid, phrasing, row, PARAPHRASE_SEED_FILE,
+                                  requirements=requirements[tid])
+        check_template_phrases(template, codes, value_phrases, qualifiers, row)
+        out.setdefault(tid, []).append(template)
+    return {t: tuple(sorted(v, key=lambda p: p.phrasing)) for t, v in out.items()}

@@ -31,8 +31,8 @@ def _complete(answer: list) -> bool:
 def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                        families: Optional[Iterable[QuestionFamily]] = None,
                        rows: Optional[Sequence[tuple]] = None, variety: str = "paper",
-                       measure: Measure = Measure(), partner: Optional[RelationalTable] = None
-                       ) -> list[QuestionInstance]:
+                       measure: Measure = Measure(), partner: Optional[RelationalTable] = None,
+                       paraphrases: bool = False) -> list[QuestionInstance]:
     """Questions for one table: up to `variants` per applicable family, in family order (pure, deterministic).
 
     `families`: the families of the build (default: every registered family, families.FAMILIES);
@@ -41,6 +41,8 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
     `measure`: the aggregations the table's measure admits and its non-additive attributes;
     `partner`: the table paired with it (questions/table_pairs.py), which the families reading two tables read
     second; without one they ask nothing on this table.
+    `paraphrases`: also render each question in every other phrasing of its template (`nl.all_phrasings`;
+    no draw changes, so the questions are the same either way).
     """
     if variety not in QUESTION_VARIETIES:
         raise ValueError(f"var question_variety must be one of {', '.join(QUESTION_VARIETIES)}, got {variety!r}")
@@ -54,8 +56,9 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
         if (family.n_tables == 2 and m.partner is None) or not family.applicable(m):
             continue
         phrasings = nl.phrasings(family.nl.template_id)
+        others = nl.all_phrasings(family.nl.template_id) if paraphrases else ()
         if family.kind != "sql":
-            out.extend(_computed_questions(family, m, rng, variety, nl, phrasings, texts))
+            out.extend(_computed_questions(family, m, rng, variety, nl, phrasings, texts, others))
             continue
         n_asked = 0
         for _ in range(family.variants):
@@ -81,7 +84,10 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     family_variant=n_asked, kind=family.kind, tables=(table.table_id,), table_roles=family.table_roles,
                     table_conditions=tuple(family.table_conditions(spec)), suite=family.suite,
                     answer_type=family.answer_type,
-                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric, choices=None if choices is None else tuple(choices), label=extra.get("label")))
+                    treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
+                    choices=None if choices is None else tuple(choices), label=extra.get("label"),
+                    paraphrases=tuple((p.phrasing, render_question(p, ast, nl, facts))
+                                      for p in others if p.phrasing != tpl.phrasing)))
                 n_asked += 1
                 break
     return out
@@ -100,12 +106,13 @@ def _draws(family, m: TableModel, rng, variety: str, asked: Optional[list] = Non
         yield drawn
 
 
-def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set) -> list:
+def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, phrasings, texts: set,
+                        others=()) -> list:
     """Questions of a family answered by its own computation (families/computed.py) or its own SQL text
     (families/sql_text.py), drawn like the others: up to `variants`, each redrawn up to MAX_TRIES times until the
     family can answer it and its text is new. A family asking one question on several views of its table
     (`repeats_question`) asks its first question's text, in its first question's phrasing, again on each later
-    view."""
+    view. `others`: every phrasing of its template, each of which restates the question (paraphrase sets)."""
     out: list[QuestionInstance] = []
     table_id = m.table.table_id
     for _ in range(family.variants):
@@ -139,6 +146,8 @@ def _computed_questions(family, m: TableModel, rng, variety: str, nl: DomainNL, 
                 suite=family.suite, answer_type=family.answer_type,
                 treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
                 hides_caption=change["hides_caption"], blank_cell=change["blank_cell"],
-                grid_change=change.get("grid_change"), steps=steps))
+                grid_change=change.get("grid_change"), steps=steps,
+                paraphrases=tuple((p.phrasing, family.question_text(p, nl, spec, facts))
+                                  for p in others if p.phrasing != tpl.phrasing)))
             break
     return out

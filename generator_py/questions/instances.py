@@ -32,7 +32,7 @@ COLUMNS = (("question_id", "table_id", "template_id", "family", "family_variant"
            + QUESTION_PROPERTY_COLUMNS + ("kind", "suite", "answer_type", "hides_caption", "blank_grid_row",
                                           "blank_grid_col", "treb_skill", "treb_subtask", "treb_metric",
                                           "grid_change", "steps_json", "tables", "table_roles",
-                                          "table_conditions_json"))
+                                          "table_conditions_json", "paraphrases_json"))
 _N_FIXED = 11  # columns before the metadata
 
 _FIELDS = ("table_id", "domain", "template_name", "value_name", "attributes", "value_is_integer", "agg_fun",
@@ -160,11 +160,18 @@ _SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
 _ANSWER_JSON = json.JSONEncoder(default=str).encode
 
 
+def _paraphrases_json(q) -> Optional[str]:
+    """The question in its template's other phrasings, as JSON [{phrasing, question}], when it has any."""
+    if not q.paraphrases:
+        return None
+    return json.dumps([{"phrasing": p, "question": text} for p, text in q.paraphrases])
+
+
 def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure: Measure, families,
-                   partner: Optional[RelationalTable] = None) -> list[tuple]:
+                   partner: Optional[RelationalTable] = None, paraphrases: bool = False) -> list[tuple]:
     out = []
     for q in generate_questions(table, nl, seed, families, rows=getattr(table, "plain_rows", None), variety=variety,
-                                measure=measure, partner=partner):
+                                measure=measure, partner=partner, paraphrases=paraphrases):
         md, pr = q.metadata, q.properties
         out.append((q.question_id, q.table_id, q.template_id, q.family, q.family_variant, q.phrasing, q.question,
                     q.sql, q.sql_literals, _SPEC_JSON(q.spec), _ANSWER_JSON(q.answer_rows))
@@ -175,7 +182,7 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
                       q.treb_skill, q.treb_subtask, q.treb_metric,
                       None if q.grid_change is None else _SPEC_JSON(q.grid_change),
                       None if q.steps is None else _ANSWER_JSON(q.steps), list(q.tables), list(q.table_roles),
-                      _SPEC_JSON([list(c) for c in q.table_conditions])))
+                      _SPEC_JSON([list(c) for c in q.table_conditions]), _paraphrases_json(q)))
     return out
 
 
@@ -200,8 +207,9 @@ def _young_gc():
 _WORKER: dict = {}
 
 
-def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families) -> None:
+def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families, paraphrases: bool = False) -> None:
     gc.freeze()  # objects inherited from the parent (fork): never scanned, so their pages stay shared
+    _WORKER["paraphrases"] = paraphrases
     _WORKER["nls"] = nls
     _WORKER["measures"] = measures
     _WORKER["seed"] = seed
@@ -218,7 +226,7 @@ def _work(chunk: list[tuple]) -> list[tuple]:
             t = _uncompact(c)
             key = (t.domain, t.template_name)
             out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
-                                      None if p is None else _uncompact(p)))
+                                      None if p is None else _uncompact(p), _WORKER["paraphrases"]))
             collect()
     return out
 
@@ -246,21 +254,25 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
 _TYPES = {"blank_grid_row": pa.int64(), "blank_grid_col": pa.int64(), "sql": pa.string(), "treb_skill": pa.string(),
           "treb_subtask": pa.string(), "grid_change": pa.string(), "steps_json": pa.string(),
-          "tables": pa.list_(pa.string()), "table_roles": pa.list_(pa.string())}
+          "tables": pa.list_(pa.string()), "table_roles": pa.list_(pa.string()), "paraphrases_json": pa.string()}
 
 
 def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
                  attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
                  variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
-                 families: Optional[FamilyRegistry] = None) -> pa.Table:
+                 families: Optional[FamilyRegistry] = None, paraphrases: Optional[pd.DataFrame] = None) -> pa.Table:
     """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
 
     `measures`: per (domain, template_name), see template_measures; a template without one admits every
     aggregate. `families`: the question families of the build (default: every registered one); when one of
-    them reads two tables, each table is paired first (questions/table_pairs.py)."""
+    them reads two tables, each table is paired first (questions/table_pairs.py).
+    `paraphrases`: the paraphrase-only phrasings (seeds/nl_paraphrases.csv); given, each question also carries
+    its text in every other phrasing of its template (`paraphrases_json`, NULL otherwise), the questions
+    themselves unchanged."""
     measures = measures or {}
     families = FAMILIES if families is None else families
-    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families)
+    restate = paraphrases is not None
+    nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families, paraphrases_df=paraphrases)
            for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
     by_id = {t.table_id: t for t in tables}
     partner_ids = partners_of_tables(tables, seed) if any(f.n_tables == 2 for f in families) else {}
@@ -271,7 +283,8 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         chunks = _chunks(tables, workers * 4)
         jobs = [[(_compact(tables[i]), _compact(partner[tables[i].table_id]) if tables[i].table_id in partner
                   else None) for i in c] for c in chunks]
-        with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(nls, seed, variety, measures, families)) as pool:
+        with ProcessPoolExecutor(workers, initializer=_init_worker,
+                                 initargs=(nls, seed, variety, measures, families, restate)) as pool:
             parts = list(pool.map(_work, jobs))
         rows = [r for part in parts for r in part]
     else:
@@ -280,7 +293,7 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
             for t in tables:
                 key = (t.domain, t.template_name)
                 rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
-                                           partner.get(t.table_id)))
+                                           partner.get(t.table_id), restate))
                 collect()
     rows.sort(key=lambda r: r[0])
     return _to_arrow(rows)

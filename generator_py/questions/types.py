@@ -65,3 +65,5 @@ class QuestionInstance:
     # a further change of its table's grid its renderings show (generator_py.render.grid_changes), None for none
     grid_change: Optional[dict[str, Any]] = None
     steps: Optional[list[dict[str, Any]]] = None  # a multi-step question's steps: operation and result, in order
+    # the same question in each other phrasing of its template: ((phrasing, text), ...) when asked for
+    paraphrases: tuple[tuple[int, str], ...] = ()

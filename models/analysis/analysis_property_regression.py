@@ -1,4 +1,6 @@
-"""Effect of each table property and question property on per-question F1 and CC, per model under test and pooled."""
+"""Effect of each table property and question property on per-question F1 and CC, per model under test and pooled.
+Observational: the benchmark's tables and questions as drawn (the layout counterfactuals and the paraphrase
+restatements are left out; analysis_layout_effect and analysis_paraphrase_consistency are theirs)."""
 from evaluation_py.analysis.regression import property_regressions
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.core.child_process import in_child_process
@@ -7,7 +9,11 @@ from generator_py.dbt_glue.relations import question_text_columns, table_text_co
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    out = in_child_process(property_regressions, dbt.ref("eval_scores").df(),
-                           without_columns(dbt.ref("benchmark_tables"), table_text_columns()).df(),
-                           without_columns(dbt.ref("benchmark_questions"), question_text_columns()).df())
+    drawn = "variant not in ('counterfactual', 'paraphrase')"
+    questions = without_columns(dbt.ref("benchmark_questions"), question_text_columns()).filter(drawn)
+    session.register("drawn_questions", questions.project("question_id"))
+    out = in_child_process(property_regressions,
+                           dbt.ref("eval_scores").filter("question_id in (select question_id from drawn_questions)").df(),
+                           without_columns(dbt.ref("benchmark_tables"), table_text_columns()).filter(drawn).df(),
+                           questions.df())
     return stamp(out, dbt.ref("stg_build_config"))

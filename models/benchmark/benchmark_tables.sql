@@ -1,11 +1,30 @@
 -- The benchmark's tables (contract in docs/contracts.md): one row per HCT with its renderings,
--- shape figures and the 23 table-property flags.
+-- shape figures and the 23 table-property flags; the variants (obfuscated twins, layout counterfactuals) when built.
 with instances as (
-    select *, 'original' as variant, table_id as original_table_id from {{ ref('int_table_instances') }}
+    -- layout_table_id: the table whose layout (flags, cell counts) the row has
+    select
+        i.*, 'original' as variant, i.table_id as original_table_id, i.table_id as layout_table_id,
+        -- a counterfactual set's base is an original: the set's reference layout
+        {% if counterfactuals_built('int_counterfactual_table_instances') %} s.counterfactual_set_id,
+        {% else %} cast(null as varchar) as counterfactual_set_id, {% endif %}
+        cast(null as varchar) as counterfactual_property, cast(null as boolean) as counterfactual_has_property
+    from {{ ref('int_table_instances') }} as i
+    {% if counterfactuals_built('int_counterfactual_table_instances') %}
+    left join (select distinct original_table_id as table_id, counterfactual_set_id
+               from {{ ref('int_counterfactual_table_instances') }}) as s using (table_id)
+    {% endif %}
     {% if obfuscated_variants_built('int_obfuscated_table_instances') %}
     union all by name
     -- the obfuscated variant: its own title, renderings and relational CSV; layout, shape and flags its original's
-    select *, 'obfuscated' as variant from {{ ref('int_obfuscated_table_instances') }}
+    select *, 'obfuscated' as variant, original_table_id as layout_table_id
+    from {{ ref('int_obfuscated_table_instances') }}
+    {% endif %}
+    {% if counterfactuals_built('int_counterfactual_table_instances') %}
+    union all by name
+    -- the toggles of the counterfactual sets: their base's data and relational CSV, their own layout and flags
+    select * exclude (counterfactual_may_change, counterfactual_candidate), 'counterfactual' as variant,
+        table_id as layout_table_id
+    from {{ ref('int_counterfactual_table_instances') }}
     {% endif %}
 ),
 
@@ -16,6 +35,10 @@ renderings as (
 
 properties as (
     select * from {{ ref('int_hct_properties') }}
+    {% if counterfactuals_built('int_counterfactual_hct_properties') %}
+    union all
+    select * from {{ ref('int_counterfactual_hct_properties') }}
+    {% endif %}
 ),
 
 relational as (
@@ -24,6 +47,18 @@ relational as (
     union all
     select * from {{ ref('int_obfuscated_relational_csv') }}
     {% endif %}
+    {% if counterfactuals_built('int_counterfactual_relational_csv') %}
+    union all
+    select * from {{ ref('int_counterfactual_relational_csv') }}
+    {% endif %}
+),
+
+cells as (
+    select table_id, role from {{ ref('int_hct_cells') }}
+    {% if counterfactuals_built('int_counterfactual_hct_cells') %}
+    union all
+    select table_id, role from {{ ref('int_counterfactual_hct_cells') }}
+    {% endif %}
 ),
 
 value_cells as (
@@ -31,7 +66,7 @@ value_cells as (
         table_id,
         count(*) filter (where role = 'data') as n_data_cells,
         count(*) filter (where role = 'aggregate') as n_aggregate_cells
-    from {{ ref('int_hct_cells') }}
+    from cells
     group by table_id
 ),
 
@@ -40,6 +75,9 @@ synthetic as (
         i.table_id,
         i.variant,
         i.original_table_id,
+        i.counterfactual_set_id,
+        i.counterfactual_property,
+        i.counterfactual_has_property,
         'synthetic' as source,
         i.domain as dataset,
         i.template_name,
@@ -58,9 +96,9 @@ synthetic as (
         p.* exclude (table_id)
     from instances as i
     inner join renderings as r using (table_id)
-    inner join properties as p on p.table_id = i.original_table_id
+    inner join properties as p on p.table_id = i.layout_table_id
     inner join relational as rel using (table_id)
-    inner join value_cells as v on v.table_id = i.original_table_id
+    inner join value_cells as v on v.table_id = i.layout_table_id
 ),
 
 real_tables as (

@@ -1,8 +1,13 @@
 """Per model x table format x inference mode x scoring mode x metric, on the questions every model of that
 group answered: the mean with a 95 % interval from a bootstrap resampling tables (evaluation_py.analysis.leaderboard).
-The original questions only (the obfuscated twins: analysis_obfuscation_gap)."""
+The original questions only (the obfuscated twins: analysis_obfuscation_gap; the counterfactuals and paraphrases
+have analyses of their own). The rows are recorded in the prediction
+store under the build's fingerprint, where the builds of other seeds find them (analysis_seed_variance)."""
 from evaluation_py.analysis.leaderboard import SCORE_INPUT_COLUMNS, leaderboard
-from generator_py.dbt_glue.build_config import stamp
+from evaluation_py.dbt_glue.evaluation_inputs import store_path
+from evaluation_py.running.results import ResultsIndex
+from evaluation_py.running.runs import current_run_id
+from generator_py.dbt_glue.build_config import database_path, fingerprint_of, stamp
 from generator_py.dbt_glue.vars import seed_var
 from generator_py.core.child_process import in_child_process
 
@@ -14,4 +19,7 @@ def model(dbt, session):
              .project("question_id").fetchall()}
     out = in_child_process(leaderboard, scores[[q not in twins for q in scores["question_id"].tolist()]] if twins
                            else scores, seed_var(dbt.config.get("seed")))
-    return stamp(out, dbt.ref("stg_build_config"))
+    config = dbt.ref("stg_build_config")
+    with ResultsIndex(store_path(dbt.config.get("eval_cache_dir"), database_path(session))) as index:
+        index.record_leaderboard(fingerprint_of(config), out, current_run_id())
+    return stamp(out, config)

@@ -1,12 +1,12 @@
 """Question instances: every question family of the build's suites (var question_suites) drawn on every table,
-its SQL text and NL question."""
+its SQL text and NL question (with var paraphrase_sets, also its text in every other phrasing of its template)."""
 import pandas as pd
 
 from generator_py.dbt_glue.relations import arrow_table
-from generator_py.dbt_glue.vars import question_suites_var, seed_var, variety_var
+from generator_py.dbt_glue.vars import paraphrases_var, question_suites_var, seed_var, variety_var
 from generator_py.questions.instances import generate_all, relational_tables, template_measures
 from generator_py.questions.families import families_for_suites
-from generator_py.questions.domain_nl import tag_seed_rows
+from generator_py.questions.domain_nl import PARAPHRASE_SEED_FILE, tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
 from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, TREB_SEED_FILE
 
@@ -41,7 +41,10 @@ def model(dbt, session):
         seeds.append(tag_seed_rows(dbt.ref("stg_nl_templates_beyond").df(), BEYOND_SEED_FILE))
     if len(seeds) > 1:
         nl_templates = pd.concat(seeds, ignore_index=True)
+    paraphrases = None
+    if paraphrases_var(dbt.config.get("paraphrase_sets")):  # the paraphrase-only phrasings (seed nl_paraphrases)
+        paraphrases = tag_seed_rows(dbt.ref("stg_nl_paraphrases").df(), PARAPHRASE_SEED_FILE)
     return generate_all(tables, nl_templates, dbt.ref("stg_nl_table_meanings").df(),
                         dbt.ref("stg_domain_attributes").df(), seed_var(dbt.config.get("seed")),
                         variety=variety_var(dbt.config.get("question_variety")), measures=measures,
-                        families=families)
+                        families=families, paraphrases=paraphrases)

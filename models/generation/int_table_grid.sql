@@ -40,6 +40,17 @@ final as (
     -- the obfuscated variant of each synthetic table (models/generation/obfuscation): its cells, words mapped
     select * from {{ ref('int_obfuscated_table_grid') }}
     {% endif %}
+    {% if counterfactuals_built('int_counterfactual_table_instances') %}
+    union all
+    -- the layouts of the counterfactual sets (models/generation/counterfactuals): their base's data, laid out anew
+    select
+        c.table_id, 'synthetic' as source,
+        c.grid_row, c.grid_col, c.rowspan, c.colspan, c.role, c.is_aggregate, c.text,
+        c.value, c.row_group, c.col_group,
+        i.value_name as caption, i.borders, i.col_depth as header_rows, i.row_depth as header_columns
+    from {{ ref('int_counterfactual_hct_cells') }} as c
+    inner join {{ ref('int_counterfactual_table_instances') }} as i using (table_id)
+    {% endif %}
 )
 
 select * from final

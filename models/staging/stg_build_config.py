@@ -21,6 +21,9 @@ def model(dbt, session):
         "question_suites": dbt.config.get("question_suites"),
         "cross_check": dbt.config.get("cross_check"),
         "obfuscated_variants": dbt.config.get("obfuscated_variants"),
+        "layout_counterfactuals": dbt.config.get("layout_counterfactuals"),
+        "paraphrase_sets": dbt.config.get("paraphrase_sets"),
+        "seed_variance_seeds": dbt.config.get("seed_variance_seeds"),
         "max_failed_request_share": dbt.config.get("max_failed_request_share"),
         "hctqa_release_dir": dbt.config.get("hctqa_release_dir"),
         "eval_cache_dir": dbt.config.get("eval_cache_dir"),
@@ -52,4 +55,6 @@ def model(dbt, session):
         digests["measure_units"] = frame_digest(dbt.ref("stg_measure_units").df())
     if "beyond" in checked["question_suites"]:  # and the two-table and OLAP phrasings theirs
         digests["nl_templates_beyond"] = frame_digest(dbt.ref("stg_nl_templates_beyond").df())
-    return config_frame(checked, build_fingerprint(checked, digests))
+    if checked["paraphrase_sets"]:  # the added phrasings shape only a build that asks for paraphrase sets
+        digests["nl_paraphrases"] = frame_digest(dbt.ref("stg_nl_paraphrases").df())
+    return config_frame(checked, build_fingerprint(checked, digests), digests)

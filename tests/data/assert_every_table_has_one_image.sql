@@ -1,7 +1,7 @@
 -- Every table of benchmark_tables, synthetic or real, has exactly one image row, and every image row a table
--- (originals: the obfuscated twins have no images, see benchmark_table_images).
+-- (the obfuscated twins have no images, see benchmark_table_images; layout counterfactuals have theirs).
 with tables as (
-    select table_id from {{ ref('benchmark_tables') }} where variant = 'original'
+    select table_id from {{ ref('benchmark_tables') }} where variant != 'obfuscated'
 ),
 
 images as (

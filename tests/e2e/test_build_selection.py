@@ -53,3 +53,22 @@ def test_one_heavy_part_comes_with_what_it_needs_upstream(project):
     images = listed(project, "--select", "+tag:images")
     assert {"benchmark_table_images", "int_table_grid", "int_obfuscated_table_grid", "stg_build_config"} <= set(images)
     assert "benchmark_choice_items" not in images and "benchmark_exports" not in images
+
+
+def test_the_opt_in_parts_are_built_only_when_their_var_is_on(project):
+    opt_in = ("int_counterfactual", "int_paraphrase", "assert_counterfactual", "assert_paraphrase")
+    assert not {n for n in listed(project, "--selector", "full") if n.startswith(opt_in)}
+    on = listed(project, "--vars", "{layout_counterfactuals: 3, paraphrase_sets: true}")  # the light default
+    assert {"int_counterfactual_table_instances", "int_paraphrase_question_instances",
+            "assert_counterfactual_answers_identical", "assert_counterfactual_pairs_differ_in_one_property",
+            "assert_paraphrase_sets_consistent"} <= set(on)
+    assert "int_counterfactual_table_instances" in on["benchmark_tables"][1]
+    assert "int_paraphrase_question_instances" in on["benchmark_questions"][1]
+
+
+def test_a_seeds_build_is_the_light_benchmark_up_to_the_leaderboard(project):
+    seed = listed(project, "--selector", "seed_build")
+    assert {"benchmark_questions", "eval_scores", "eval_leaderboard", "assert_questions_have_one_non_empty_answer"} \
+        <= set(seed)
+    assert not HEAVY & set(seed)
+    assert not {"analysis_report", "benchmark_exports", "analysis_seed_variance"} & set(seed)

@@ -195,6 +195,22 @@ def test_families_and_a_sample_per_family_pick_the_questions():
         select_questions(only, questions.drop(columns="family"), 42)
 
 
+def test_a_sample_holds_a_table_s_perturbed_views_together():
+    from evaluation_py.running.requests import select_questions
+
+    # 40 tables, each with a robustness question on the table and on three views, and two lookups
+    rows = [(f"t{i:02d}--robustness--{v}", f"t{i:02d}", "robustness") for i in range(40) for v in range(4)] + \
+        [(f"t{i:02d}--q01--{v}", f"t{i:02d}", "q01") for i in range(40) for v in range(2)]
+    questions = pd.DataFrame(rows, columns=["question_id", "table_id", "family"])
+    (entry,) = parse_eval_models([{"name": "m", "backend": "oracle", "sample": 61}])
+    chosen = select_questions(entry, questions, 42)
+    sizes = chosen[chosen["family"] == "robustness"].groupby("table_id").size()
+    # every sampled group is whole but the one the sample cut; the lookups are sampled one by one
+    assert len(chosen) == 61 and (sizes < 4).sum() <= 1 and (sizes == 4).sum() >= 5
+    singles = chosen[chosen["family"] == "q01"].groupby("table_id").size()
+    assert (singles == 1).any()
+
+
 @pytest.mark.parametrize("extra, message", [
     ({"families": ["welch_tset"]}, r"key `families`: .*welch_tset.*welch_test"),
     ({"families": []}, "key `families` .* non-empty list of distinct question families"),

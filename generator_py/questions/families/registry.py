@@ -73,6 +73,12 @@ class QuestionFamily:
     # "condition" (it only decides a condition)
 
     @property
+    def layout_invariant(self) -> bool:
+        """Whether a question of the family keeps its text, SQL and answer on any layout of its table's data: its
+        answer is its SQL over T_REL and its draw reads no header cell (the layout counterfactuals ask these)."""
+        return self.kind == "sql" and not self.reads_header_cells
+
+    @property
     def description(self) -> str:
         """One line for listings: the Table III template, if any, and the class's first docstring line."""
         doc = (inspect.getdoc(type(self)) or "").strip()
