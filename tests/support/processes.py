@@ -19,15 +19,26 @@ def _parents() -> dict[int, int]:
     return out
 
 
-def descendants(pid: int) -> set[int]:
-    """Every living process under `pid` (children, their children, ...)."""
+def _programs(pid: int) -> set[str]:
+    """The file names of process `pid`'s first two arguments: the program it runs, or the interpreter and the
+    script (a console script such as `dbt` runs as `python .../dbt`); empty when it is gone."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2]
+    except OSError:
+        return set()
+    return {os.path.basename(a.decode(errors="replace")) for a in argv}
+
+
+def descendants(pid: int, skip_programs: frozenset[str] = frozenset()) -> set[int]:
+    """Every living process under `pid` (children, their children, ...), but the subtrees of the processes
+    running a program of `skip_programs` (a session build the test process runs beside the test: `dbt`)."""
     children: dict[int, list[int]] = {}
     for child, parent in _parents().items():
         children.setdefault(parent, []).append(child)
     out, todo = set(), [pid]
     while todo:
         for child in children.get(todo.pop(), []):
-            if child not in out:
+            if child not in out and not (skip_programs and _programs(child) & skip_programs):
                 out.add(child)
                 todo.append(child)
     return {p for p in out if alive(p)}

@@ -103,7 +103,7 @@ def test_a_200_with_a_truncated_json_body_is_retried_like_a_dropped_connection()
 
 def test_concurrency_bound_never_exceeded():
     reqs = make_requests(120)
-    with FakeOpenAIServer(latency_s=0.03) as srv:
+    with FakeOpenAIServer(latency_s=0.1) as srv:
         be = backend(srv.base_url, concurrency=7)
         got = collect(be, reqs)
         seen = srv.stats()["max_in_flight"]
@@ -113,7 +113,8 @@ def test_concurrency_bound_never_exceeded():
 
 def test_default_concurrency_is_16():
     reqs = make_requests(64)
-    with FakeOpenAIServer(latency_s=0.03) as srv:
+    # each answer takes long enough that all 16 are in flight at once, also on a loaded machine
+    with FakeOpenAIServer(latency_s=0.3) as srv:
         collect(backend(srv.base_url), reqs)
         assert srv.stats()["max_in_flight"] == 16
 

@@ -136,11 +136,14 @@ def test_a_stop_kills_the_running_program_with_its_sandbox_and_leaves_no_process
 
     warm, outcome = threading.Event(), {}
 
+    def mine() -> set[int]:  # this test's processes, not the session's builds (tests/support/shared_builds.py)
+        return descendants(os.getpid(), skip_programs=frozenset({"dbt"}))
+
     def evaluate():  # the runner lives in one thread, as in an evaluation model
         try:
             with CodeRunner(tmp_path / "p.sqlite", lambda table_id, question_id=None: TABLE) as runner:
                 outcome["first"] = runner.run("bubblewrap", "t", ["answer = 1"], session=session)
-                outcome["warm"] = descendants(os.getpid())  # the pool's worker, up
+                outcome["warm"] = mine()  # the pool's worker, up
                 warm.set()
                 try:
                     runner.run("bubblewrap", "t", [FORKING_SLEEPER], session=session)
@@ -159,10 +162,10 @@ def test_a_stop_kills_the_running_program_with_its_sandbox_and_leaves_no_process
     assert warm.wait(60) and "warm" in outcome, outcome
     assert outcome["first"][0]["answer"] == "1"
     deadline = time.monotonic() + 30
-    while len(descendants(os.getpid()) - outcome["warm"]) < 2:  # the program and its child
+    while len(mine() - outcome["warm"]) < 2:  # the program and its child
         assert time.monotonic() < deadline and worker.is_alive(), f"the program did not start: {outcome}"
         time.sleep(0.05)
-    running = descendants(os.getpid())
+    running = mine()
     outcome["stopped_at"] = time.monotonic()
     interrupt.request_stop(exit_process=False)
     worker.join(timeout=30)
