@@ -1,10 +1,11 @@
-"""The light default `dbt build` and `--selector full` at the default scale: wall time, peak resident memory
-of the whole dbt process tree, what is on disk, and the no-change rebuild; and the per-node memory profile.
+"""The light default `dbt build` and `--selector full` at the default scale: wall time, peak memory of the
+whole dbt process tree, what is on disk, and the no-change rebuild; and the per-node memory profile.
 
 Each run starts from an empty database in a scratch copy of the project (database, exports, reports and
-cache removed); the rebuild follows the last run, nothing changed. Memory: psutil samples the resident
-set of the dbt process and all its children (forked image workers included) every 0.1 s; the peak is the
-largest sum. `--profile` runs one build with `--threads 1` and attributes the samples to the node running
+cache removed); the rebuild follows the last run, nothing changed. Memory: every second the proportional
+set size (PSS) of the dbt process and all its children (forked workers and children included) is summed,
+each page shared between them counted once, and the peak is the largest sum; the peak of the plain RSS sum
+(every 0.1 s), which counts a forked child's copy-on-write pages again, is printed beside it. `--profile` runs one build with `--threads 1` and attributes the samples to the node running
 then (target/run_results.json's timing), to say which nodes hold the memory.
 
     .venv/bin/python bench/bench_light_full.py --build light --runs 3          # a row of BENCHMARKS.md
@@ -36,33 +37,59 @@ SELECTION = {"light": [], "full": ["--selector", "full"]}
 PRODUCED = ("hctqa.duckdb", "hctqa.duckdb.wal", "exports", "reports", "cache", "target", "logs")
 
 
-def tree_rss(proc: psutil.Process) -> int:
-    total = 0
+def _pss(pid: int) -> int:
+    """Process `pid`'s proportional set size (bytes): its resident pages, each page it shares counted as its
+    share (smaps_rollup), so pages a forked child shares with its parent count once across the tree."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def tree_memory(proc: psutil.Process, with_pss: bool) -> tuple[int, int]:
+    """(RSS, PSS) summed over the dbt process and all its children, in bytes (PSS 0 unless `with_pss`). The
+    RSS sum counts a page a forked child shares with its parent (copy on write) twice; the PSS sum is the
+    tree's footprint."""
+    rss = pss = 0
     for p in [proc, *proc.children(recursive=True)]:
         try:
-            total += p.memory_info().rss
-        except psutil.Error:
+            rss += p.memory_info().rss
+            pss += _pss(p.pid) if with_pss else 0
+        except (psutil.Error, OSError):
             pass
-    return total
+    return rss, pss
+
+
+# Reading smaps_rollup walks a process's page tables under its memory lock: every 0.1 s it doubled the
+# build's wall time here, so the PSS is read once a second, the cheap RSS every 0.1 s.
+PSS_EVERY = 10
 
 
 def run_build(project: Path, args: list[str]) -> dict:
-    """One `dbt build`: wall seconds, peak tree RSS (bytes), the RSS samples (t, bytes)."""
+    """One `dbt build`: wall seconds, peak tree PSS and RSS (bytes), the PSS samples (t, bytes)."""
     dbt = str(Path(sys.executable).parent / "dbt")
     env = dict(os.environ, HCTQA_DUCKDB_PATH=str(project / "hctqa.duckdb"), DBT_SEND_ANONYMOUS_USAGE_STATS="false")
     argv = [dbt, "build", *args, "--project-dir", str(project), "--profiles-dir", str(project)]
-    samples: list[tuple[float, int]] = []
+    samples: list[tuple[float, int]] = []  # (t, PSS), once a second
+    rss_peak = [0]
     t0 = time.time()
     proc = subprocess.Popen(argv, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     ps = psutil.Process(proc.pid)
     done = threading.Event()
 
     def sample():
+        n = 0
         while not done.is_set():
             try:
-                samples.append((time.time(), tree_rss(ps)))
+                with_pss = n % PSS_EVERY == 0
+                rss, pss = tree_memory(ps, with_pss)
+                if with_pss:
+                    samples.append((time.time(), pss))
+                rss_peak[0] = max(rss_peak[0], rss)
             except psutil.Error:
                 pass
+            n += 1
             done.wait(0.1)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -73,7 +100,7 @@ def run_build(project: Path, args: list[str]) -> dict:
     wall = time.time() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"dbt build {' '.join(args)} failed:\n{out[-4000:]}")
-    return {"wall": wall, "peak": max(b for _, b in samples), "samples": samples}
+    return {"wall": wall, "peak": max(b for _, b in samples), "rss_peak": rss_peak[0], "samples": samples}
 
 
 def on_disk(project: Path) -> int:
@@ -132,20 +159,21 @@ def main() -> None:
         got = run_build(project, [*extra, "--threads", "1"])
         lines = [f"## Memory per node: {title} --threads 1", "",
                  f"Machine: {machine()}. Date: {time.strftime('%Y-%m-%d %H:%M')} UTC. Load average before: "
-                 f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}. Command: `{' '.join(sys.argv)}`. Profiler: psutil RSS "
-                 f"of the dbt process tree every 0.1 s, attributed to the node running (one thread).", "",
+                 f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}. Command: `{' '.join(sys.argv)}`. Profiler: the PSS "
+                 f"of the dbt process tree every second, attributed to the node running (one thread).", "",
                  f"wall {got['wall']:.1f} s, peak {got['peak'] / 2**30:.2f} GiB", "",
-                 "| node | peak RSS of the tree while it ran (GiB) | seconds |", "|---|---|---|"]
+                 "| node | peak PSS of the tree while it ran (GiB) | seconds |", "|---|---|---|"]
         lines += [f"| {n} | {g:.2f} | {s:.1f} |" for n, g, s in node_profile(project, got["samples"])[:25]]
         dump(ROOT / "bench" / "results" / f"memory_{args.build}.md", "\n".join(lines) + "\n")
         return
-    walls, peaks, disks, loads = [], [], [], []
+    walls, peaks, rss_peaks, disks, loads = [], [], [], [], []
     for _ in range(args.runs):
         clean(project)
         loads.append(os.getloadavg())
         got = run_build(project, extra)
         walls.append(got["wall"])
         peaks.append(got["peak"] / 2**30)
+        rss_peaks.append(got["rss_peak"] / 2**30)
         disks.append(on_disk(project) / 1e6)
     loads.append(os.getloadavg())
     again = run_build(project, extra)
@@ -156,11 +184,13 @@ def main() -> None:
              + "; ".join(f"{a:.1f} {b:.1f} {c:.1f}" for a, b, c in loads), "",
              "| measure | median | runs |", "|---|---|---|",
              f"| wall (s) | {statistics.median(walls):.1f} | {', '.join(f'{w:.1f}' for w in walls)} |",
-             f"| peak RSS, dbt process tree (GiB) | {statistics.median(peaks):.2f} | "
+             f"| peak PSS, dbt process tree (GiB; shared pages counted once) | {statistics.median(peaks):.2f} | "
              f"{', '.join(f'{p:.2f}' for p in peaks)} |",
+             f"| peak of the RSS sum, dbt process tree (GiB; a forked child's shared pages counted again) | "
+             f"{statistics.median(rss_peaks):.2f} | {', '.join(f'{p:.2f}' for p in rss_peaks)} |",
              f"| on disk, database + exports (MB) | {statistics.median(disks):.0f} | "
              f"{', '.join(f'{d:.0f}' for d in disks)} |",
-             f"| rebuild, nothing changed (s) | {again['wall']:.1f} | one run, peak {again['peak'] / 2**30:.2f} GiB |",
+             f"| rebuild, nothing changed (s) | {again['wall']:.1f} | one run, peak PSS {again['peak'] / 2**30:.2f} GiB |",
              ""]
     if images.is_dir():
         lines.append(f"Images: {len(list(images.glob('*.png')))} PNGs.")
