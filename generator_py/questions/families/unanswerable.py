@@ -25,13 +25,25 @@ def year_attributes(m) -> list[str]:
             if a in m.complete and m.order[a] and all(len(x) == 4 and x.isdigit() for x in m.order[a])]
 
 
-class AbsentYear(ComputedFamily):
-    """A cell's lookup with its year replaced by one the table does not show: answer `no answer`."""
+class _Unanswerable(ComputedFamily):
+    """A one-cell lookup that selects no cell (its `filters`): answered by the refusal, stated by that lookup."""
 
-    family_id = "absent_year"
     treb_skill, treb_subtask = "NLU", "hallucination"
     treb_metric = "refusal_correct"
     answer_type = "refusal"
+
+    def metadata(self, spec, m):
+        return {**super().metadata(spec, m), "aggregations": [], "grouping": "none"}
+
+    def statement(self, spec, m):
+        # the lookup it asks, which selects no cell
+        return f"SELECT {value_sql()} FROM {from_sql()}{where_sql(spec['filters'])}", facts_for(spec["filters"]), 0
+
+
+class AbsentYear(_Unanswerable):
+    """A cell's lookup with its year replaced by one the table does not show: answer `no answer`."""
+
+    family_id = "absent_year"
     nl = NLRequirements(23)
 
     def applicable(self, m):
@@ -51,13 +63,6 @@ class AbsentYear(ComputedFamily):
             return None  # never: the year is not shown
         return [[NO_ANSWER]]
 
-    def metadata(self, spec, m):
-        return {**super().metadata(spec, m), "aggregations": [], "grouping": "none"}
-
-    def statement(self, spec, m):
-        # the lookup it asks, which selects no cell
-        return f"SELECT {value_sql()} FROM {from_sql()}{where_sql(spec['filters'])}", facts_for(spec["filters"]), 0
-
     def cross_check(self, spec, table):
         return NO_ANSWER if len(table.columns.values(spec["filters"])) == 0 else "a cell answers it"
 
@@ -67,12 +72,8 @@ def _without_code(m, rp, cp, code: str) -> list[dict]:
     return [f for f in m.filters_for("row", [rp]) + m.filters_for("col", [cp]) if m.attr_info[f["attribute"]].code != code]
 
 
-class _AbsentLabel(ComputedFamily):
+class _AbsentLabel(_Unanswerable):
     """A cell's lookup with one condition naming a vocabulary label the table does not show."""
-
-    treb_skill, treb_subtask = "NLU", "hallucination"
-    treb_metric = "refusal_correct"
-    answer_type = "refusal"
 
     def absent_options(self, m) -> list[tuple[str, list[str]]]:
         """(attribute, its vocabulary labels that may be named) per attribute of the table that has some."""
@@ -97,12 +98,6 @@ class _AbsentLabel(ComputedFamily):
         if filtered_rows(m.rows, spec) or label in m.order[attr]:
             return None  # never: the label is not shown
         return [[NO_ANSWER]]
-
-    def metadata(self, spec, m):
-        return {**super().metadata(spec, m), "aggregations": [], "grouping": "none"}
-
-    def statement(self, spec, m):
-        return f"SELECT {value_sql()} FROM {from_sql()}{where_sql(spec['filters'])}", facts_for(spec["filters"]), 0
 
     def cross_check(self, spec, table):
         t = table.columns
