@@ -80,15 +80,18 @@ def overall_scores(scores: pd.DataFrame, scoring_mode=None, table_format=PRIMARY
 def scores_by_template(scores: pd.DataFrame, questions: pd.DataFrame | None = None,
                        scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Figure 39: per model x synthetic question template (``template_id`` 1..15)."""
-    df = _select(scores, scoring_mode, table_format)
-    tid = _question_values(df, questions, "template_id")
-    if tid is None:
-        return pd.DataFrame(columns=[*BASE_KEYS, "template_id", *MEAN])
-    tid = pd.Series(to_number(tid), index=df.index)
-    keep = tid.notna().to_numpy()
-    df = df.loc[keep].assign(template_id=tid[keep].astype("int64"))
-    out = mean_scores(df, [*BASE_KEYS, "template_id"])
-    out["template_id"] = out["template_id"].astype("int64")
+    return _by_whole_number(_select(scores, scoring_mode, table_format), questions, "template_id")
+
+
+def _by_whole_number(df: pd.DataFrame, questions: pd.DataFrame | None, column: str) -> pd.DataFrame:
+    """Means per model x the question's whole-number `column`; questions without a value are left out."""
+    values = _question_values(df, questions, column)
+    if values is None:
+        return pd.DataFrame(columns=[*BASE_KEYS, column, *MEAN])
+    values = pd.Series(to_number(values), index=df.index)
+    keep = values.notna().to_numpy()
+    out = mean_scores(df.loc[keep].assign(**{column: values[keep].astype("int64")}), [*BASE_KEYS, column])
+    out[column] = out[column].astype("int64")
     return out
 
 
@@ -225,15 +228,7 @@ def scores_by_tables_read(scores: pd.DataFrame, questions: pd.DataFrame | None =
                           scoring_mode=None, table_format=PRIMARY) -> pd.DataFrame:
     """Per model x how many tables the question reads (``n_tables``: 1, or 2 for a question over two tables;
     benchmark_question_tables); questions without a count are left out."""
-    df = _select(scores, scoring_mode, table_format)
-    n = _question_values(df, questions, "n_tables")
-    if n is None:
-        return pd.DataFrame(columns=[*BASE_KEYS, "n_tables", *MEAN])
-    n = pd.Series(to_number(n), index=df.index)
-    keep = n.notna().to_numpy()
-    out = mean_scores(df.loc[keep].assign(n_tables=n[keep].astype("int64")), [*BASE_KEYS, "n_tables"])
-    out["n_tables"] = out["n_tables"].astype("int64")
-    return out
+    return _by_whole_number(_select(scores, scoring_mode, table_format), questions, "n_tables")
 
 
 NO_OLAP_OPERATION = "none"  # the olap_operation group of the questions of every other family
