@@ -29,8 +29,10 @@ final as (
         any_value(agg_fun) as agg_fun,
         count(*) as n_cells,
         case any_value(agg_fun)
-            when 'sum' then sum(value)
-            when 'avg' then avg(value)
+            -- summed as decimals: a sum of doubles depends on the order DuckDB's threads add them in, and
+            -- the same build must give the same value to its last bit (the values have at most 6 decimals)
+            when 'sum' then sum(value::decimal(38, 6))::double
+            when 'avg' then avg(value::decimal(38, 6))::double
             when 'min' then min(value)
             when 'max' then max(value)
         end as value
