@@ -299,7 +299,7 @@ CHUNK_TABLES = 1000
 def build_choice_items(questions, instances, relational_rows, cells, grid, seed: int,
                        workers: Optional[int] = None, statements: Optional[pd.DataFrame] = None,
                        attributes: Optional[pd.DataFrame] = None) -> pa.Table:
-    """All items (the mart's rows, as an Arrow table by item_id): b_tis, su_tis, m_tis from the synthetic
+    """All items (the mart's rows, as an Arrow table in `_stored_order`): b_tis, su_tis, m_tis from the synthetic
     questions; the six probes on every table.
 
     The inputs are frames or Arrow tables (read so, they stay a few buffers that forked workers share; each
@@ -321,7 +321,7 @@ def build_choice_items(questions, instances, relational_rows, cells, grid, seed:
     table_ids = sorted(set(ids.to_pylist() if isinstance(ids, pa.ChunkedArray) else _pylist(ids)))
     workers = workers or min(2, os.cpu_count() or 1)
     if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
-        return items_table(_items_of(set(table_ids), inputs, seed))
+        return _stored_order(items_table(_items_of(set(table_ids), inputs, seed)))
     n_chunks = max(workers * 3, -(-len(table_ids) // CHUNK_TABLES))
     _SHARED.update(inputs=inputs, seed=seed)
     try:
@@ -331,4 +331,12 @@ def build_choice_items(questions, instances, relational_rows, cells, grid, seed:
         _SHARED.clear()
     table = pa.concat_tables(parts)
     del parts
-    return table.take(pc.sort_indices(table, [("item_id", "ascending")]))
+    return _stored_order(table)
+
+
+def _stored_order(items: pa.Table) -> pa.Table:
+    """The items by table, content variant, then item_id: a table variant's six probes, which carry the same
+    table_csv, lie side by side, so DuckDB stores that text once (its dictionary is per block), not six
+    times among other tables' (a fifth of the mart's size in item_id order)."""
+    return items.take(pc.sort_indices(items, [("table_id", "ascending"), ("content_variant", "ascending"),
+                                              ("item_id", "ascending")]))
