@@ -178,18 +178,21 @@ def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: p
 
     `items` holds every item with at least SELECTION_COLUMNS (the samples and the worked examples are
     drawn over all of them); `details(item_ids)` gives the ITEM_COLUMNS rows of those items (default: from
-    `items`), asked for the chosen items and their examples only.
+    `items`), asked for the chosen items and their examples only. `tables`: a frame of table_id, csv, or a
+    function giving that frame for the table ids it is called with (those the asked items show).
     """
     _check_items(items, SELECTION_COLUMNS if details is not None else ITEM_COLUMNS)
     specs = [s for s in specs if s.choice_items is not None]
     if not specs or len(items) == 0:
         return [], choice_lookup({}, {})
     picker = ExamplePicker(items, seed)
-    meta = {r.item_id: r for r in items.itertuples(index=False)}
+    selected = [(spec, select_items(spec, items, seed)["item_id"].tolist()) for spec in specs]
+    asked = {i for _, ids in selected for i in ids}
+    meta = {r.item_id: r for r in items[items["item_id"].isin(asked)].itertuples(index=False)}  # the sampled only
     plan = []  # (spec, [(item_id, example_id)])
-    for spec in specs:
+    for spec, ids in selected:
         chosen = []
-        for item_id in select_items(spec, items, seed)["item_id"].tolist():
+        for item_id in ids:
             r = meta[item_id]
             tables_of = frozenset(t for t in (r.table_id, r.other_table_id) if isinstance(t, str))
             chosen.append((item_id, picker.pick(item_id, r.subset, r.content_variant, tables_of,
@@ -201,6 +204,9 @@ def build_choice_requests(specs: list[ModelSpec], items: pd.DataFrame, tables: p
     else:
         shown_rows = details(needed)
         _check_items(shown_rows)
+    if callable(tables):
+        tables = tables(sorted({t for c in ("table_id", "other_table_id") for t in shown_rows[c].tolist()
+                                if isinstance(t, str)}))
     shown = shown_items(shown_rows, tables)
     right, question = {}, {}
     out: list[ChoiceRequest] = []

@@ -46,6 +46,10 @@ def _this_build(items, tables, specs, seed_raw, store: Path) -> pd.DataFrame:
         rows = items.project(", ".join(f'"{c}"' for c in ITEM_COLUMNS))
         return rows.query("items", "select * from items semi join wanted using (item_id)").df()
 
-    tables_frame = _columns(tables, ("table_id", "csv"))
-    return choice_predictions(specs, _columns(items, ITEM_SELECTION_COLUMNS), tables_frame, seed_var(seed_raw), store,
+    def tables_of(table_ids: list[str]) -> pd.DataFrame:
+        # the CSV of the tables the asked items show, not of every table
+        wanted = pd.DataFrame({"table_id": table_ids})  # noqa: F841  (read by DuckDB below)
+        return tables.project("table_id, csv").query("tables", "select * from tables semi join wanted using (table_id)").df()
+
+    return choice_predictions(specs, _columns(items, ITEM_SELECTION_COLUMNS), tables_of, seed_var(seed_raw), store,
                               details=details)

@@ -12,6 +12,10 @@ from typing import Iterable, Optional
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..dbt_glue.relations import frame_of, rows_where_in
 
 from ..questions.spec import Rows, evaluate_filtered
 from ..tables.relational import relational_rows as read_relational_rows
@@ -63,10 +67,11 @@ def _records(rows_by_table: dict, table_id: str) -> list:
     return [] if table is None else table.records
 
 
-def choice_tables(instances: pd.DataFrame, relational_rows: pd.DataFrame, cells: pd.DataFrame,
-                  grids: dict) -> dict[str, ChoiceTable]:
-    """Every synthetic table as a ChoiceTable (relational rows, value cells, its grid of cell texts)."""
-    rows_by_table = read_relational_rows(relational_rows)
+def choice_tables(instances: pd.DataFrame, relational_rows, cells: pd.DataFrame,
+                  grids: dict, table_ids: Optional[set] = None) -> dict[str, ChoiceTable]:
+    """Every synthetic table as a ChoiceTable (relational rows, value cells, its grid of cell texts);
+    `relational_rows` a frame or an Arrow table, read for `table_ids` only when given."""
+    rows_by_table = read_relational_rows(relational_rows, table_ids)
     cells_by_table: dict = defaultdict(dict)
     new = tuple.__new__  # ValueCell's fields in order, without the named tuple's argument binding (half a million)
     for table_id, row, col, role, value, row_group, col_group in _columns(
@@ -229,36 +234,46 @@ def probe_items(grids: dict[str, list], seed: int) -> list[dict]:
 
 
 INTEGER_COLUMNS = ("template_id", "target_row", "target_col", "anchor_row", "anchor_col", "wrong_row", "wrong_col")
+# The mart's column types: text but for the positions and the template (BIGINT), whichever values a part holds
+ITEMS_SCHEMA = pa.schema([(c, pa.int64() if c in INTEGER_COLUMNS else pa.string()) for c in COLUMNS])
 
 
-def items_frame(rows: Iterable[tuple]) -> pd.DataFrame:
-    """Rows as tuples in COLUMNS order (what the workers send back) -> the mart's frame, by item_id."""
+def items_table(rows: Iterable[tuple]) -> pa.Table:
+    """Rows as tuples in COLUMNS order -> the mart's rows as an Arrow table, by item_id (an Arrow table holds
+    the texts in a few buffers, not a Python object each, and a worker sends it back as those buffers)."""
     rows = sorted(rows, key=itemgetter(0))  # item_ids are unique: the order a stable sort by item_id gives
-    frame = pd.DataFrame.from_records(rows, columns=list(COLUMNS))
-    for c in INTEGER_COLUMNS:
-        frame[c] = frame[c].astype("Int64")
-    return frame
+    columns = list(zip(*rows)) if rows else [() for _ in COLUMNS]
+    del rows
+    return pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, ITEMS_SCHEMA)],
+                                schema=ITEMS_SCHEMA)
+
+
+def _as_frame(data, table_ids: set) -> pd.DataFrame:
+    """The rows of these tables as a frame with the column types DuckDB's `.df()` gives: `data` is a frame,
+    or an Arrow table (what the model reads, a few buffers that forked workers share untouched)."""
+    if isinstance(data, pd.DataFrame):
+        return data[data["table_id"].isin(table_ids)]
+    return frame_of(rows_where_in(data, "table_id", table_ids))
 
 
 def _items_of(table_ids: set, inputs: dict, seed: int) -> list[tuple]:
     """The items of these tables (whole individual templates, so m_tis finds its candidates among them)."""
-    def only(frame):
-        return frame[frame["table_id"].isin(table_ids)]
-
-    grids = text_grids(only(inputs["grid"]))
-    tables = choice_tables(only(inputs["instances"]), only(inputs["relational_rows"]), only(inputs["cells"]), grids)
+    grids = text_grids(_as_frame(inputs["grid"], table_ids))
+    relational = inputs["relational_rows"]
+    relational = relational if isinstance(relational, pa.Table) else _as_frame(relational, table_ids)
+    tables = choice_tables(_as_frame(inputs["instances"], table_ids), relational,
+                           _as_frame(inputs["cells"], table_ids), grids, table_ids)
     writer = None
     if inputs.get("statements") is not None:
         writer = StatementWriter(inputs["statements"], inputs["attributes"])
-    return _question_rows(only(inputs["questions"]), tables, seed, writer) + _probe_rows(grids, seed)
+    return _question_rows(_as_frame(inputs["questions"], table_ids), tables, seed, writer) + _probe_rows(grids, seed)
 
 
 _SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
 
 
-def _work(table_ids: list) -> pd.DataFrame:
-    # a frame, not tuples: the workers convert their own texts to Arrow, and a frame pickles as buffers
-    return items_frame(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
+def _work(table_ids: list) -> pa.Table:
+    return items_table(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
 
 
 def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
@@ -276,31 +291,52 @@ def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
     return [c for c in out if c]
 
 
-def build_choice_items(questions: pd.DataFrame, instances: pd.DataFrame, relational_rows: pd.DataFrame,
-                       cells: pd.DataFrame, grid: pd.DataFrame, seed: int,
-                       workers: Optional[int] = None, statements: Optional[pd.DataFrame] = None,
-                       attributes: Optional[pd.DataFrame] = None) -> pd.DataFrame:
-    """All items: b_tis, su_tis, m_tis from the synthetic questions; the six probes on every table.
+# Tables per chunk at most: what one worker holds at a time (its tables' inputs as Python objects and their
+# items) is bounded by it, not by the benchmark's size
+CHUNK_TABLES = 1000
 
-    `grid`: the anchored cells of every table (intermediate.int_table_grid: table_id, grid_row, grid_col,
-    rowspan, colspan, text), synthetic and real; probe positions are its positions, which are those of
-    benchmark_tables.csv (the CSV renderer writes each anchor's text at its anchor, spanned positions empty).
+
+def build_choice_items(questions, instances, relational_rows, cells, grid, seed: int,
+                       workers: Optional[int] = None, statements: Optional[pd.DataFrame] = None,
+                       attributes: Optional[pd.DataFrame] = None) -> pa.Table:
+    """All items (the mart's rows, as an Arrow table in `_stored_order`): b_tis, su_tis, m_tis from the synthetic
+    questions; the six probes on every table.
+
+    The inputs are frames or Arrow tables (read so, they stay a few buffers that forked workers share; each
+    worker turns only its chunk's rows into Python objects). `grid`: the anchored cells of every table
+    (intermediate.int_table_grid: table_id, grid_row, grid_col, rowspan, colspan, text), synthetic and real;
+    probe positions are its positions, which are those of benchmark_tables.csv (the CSV renderer writes each
+    anchor's text at its anchor, spanned positions empty).
     `statements` (seed choice_statements) with `attributes` (stg_domain_attributes): the lookups' b_tis items
     also in statement form; without them, answers only.
-    The content does not depend on the number of workers (forked processes, by individual template)."""
+    The content depends neither on the number of workers (forked processes) nor on the chunks (whole
+    individual templates)."""
     if statements is not None and attributes is None:
         raise ValueError("build_choice_items: statements need the domain attributes (stg_domain_attributes)")
+    if isinstance(instances, pa.Table):
+        instances = frame_of(instances)  # a row per table: small
     inputs = dict(questions=questions, instances=instances, relational_rows=relational_rows, cells=cells, grid=grid,
                   statements=statements, attributes=attributes)
-    table_ids = sorted(set(_pylist(grid["table_id"])))
+    ids = grid["table_id"]
+    table_ids = sorted(set(ids.to_pylist() if isinstance(ids, pa.ChunkedArray) else _pylist(ids)))
     workers = workers or min(2, os.cpu_count() or 1)
     if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
-        return items_frame(_items_of(set(table_ids), inputs, seed))
+        return _stored_order(items_table(_items_of(set(table_ids), inputs, seed)))
+    n_chunks = max(workers * 3, -(-len(table_ids) // CHUNK_TABLES))
     _SHARED.update(inputs=inputs, seed=seed)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            parts = list(pool.map(_work, _chunks(instances, table_ids, workers * 3)))
+            parts = list(pool.map(_work, _chunks(instances, table_ids, n_chunks)))
     finally:
         _SHARED.clear()
-    frame = pd.concat(parts, ignore_index=True)
-    return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
+    table = pa.concat_tables(parts)
+    del parts
+    return _stored_order(table)
+
+
+def _stored_order(items: pa.Table) -> pa.Table:
+    """The items by table, content variant, then item_id: a table variant's six probes, which carry the same
+    table_csv, lie side by side, so DuckDB stores that text once (its dictionary is per block), not six
+    times among other tables' (a fifth of the mart's size in item_id order)."""
+    return items.take(pc.sort_indices(items, [("table_id", "ascending"), ("content_variant", "ascending"),
+                                              ("item_id", "ascending")]))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional
 
 import pandas as pd
+import pyarrow as pa
 
 from .vars import (bool_var, counterfactuals_var, domains_var, paraphrases_var, parse_config, question_suites_var,
                    replicas_var, seed_var, seed_variance_seeds_var, share_var, variety_var)
@@ -118,9 +119,12 @@ def fingerprint_of(config_relation) -> str:
     return str(frame[FINGERPRINT_COLUMN].iloc[0])
 
 
-def stamp(frame: pd.DataFrame, config_relation) -> pd.DataFrame:
-    """`frame` with the build's fingerprint as its last column."""
-    return frame.assign(**{FINGERPRINT_COLUMN: fingerprint_of(config_relation)})
+def stamp(frame, config_relation):
+    """`frame` (a pandas frame or an Arrow table) with the build's fingerprint as its last column."""
+    fingerprint = fingerprint_of(config_relation)
+    if isinstance(frame, pa.Table):
+        return frame.append_column(FINGERPRINT_COLUMN, pa.array([fingerprint] * frame.num_rows, pa.string()))
+    return frame.assign(**{FINGERPRINT_COLUMN: fingerprint})
 
 
 # The default database keeps the historical folder names; any other file gets its own, named after it.

@@ -2,13 +2,32 @@
 libraries without a pandas frame (a frame builds a Python object per text cell). No dbt imports."""
 from __future__ import annotations
 
+import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 
 def arrow_table(relation) -> pa.Table:
     """The relation's rows as one Arrow table (`to_arrow_table` from duckdb 1.4, `fetch_arrow_table` before)."""
     read = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
     return read()
+
+
+# DuckDB's `.df()` reads an integer column as pandas' nullable integers; Arrow's own conversion gives floats
+# with NaN where a value is missing
+_NULLABLE_INTEGERS = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                      pa.int64(): pd.Int64Dtype()}
+
+
+def frame_of(table: pa.Table) -> pd.DataFrame:
+    """Rows of an Arrow table (a part of what `arrow_table` read) as a frame with the column types the
+    relation's `.df()` gives: a model reads a relation once as Arrow and makes frames of the parts it works on."""
+    return table.to_pandas(types_mapper=_NULLABLE_INTEGERS.get)
+
+
+def rows_where_in(table: pa.Table, column: str, values) -> pa.Table:
+    """The rows of `table` whose `column` is one of `values` (text), in their order."""
+    return table.filter(pc.is_in(table[column], value_set=pa.array(sorted(set(values)), pa.string())))
 
 
 def _rendering_columns(prefix: str = "") -> tuple[str, ...]:

@@ -10,6 +10,7 @@ import numbers
 from typing import Any, Iterable, Optional
 
 import pandas as pd
+import pyarrow as pa
 
 
 def is_missing(value: Any) -> bool:
@@ -72,13 +73,14 @@ def as_text(value: Any) -> Optional[str]:
 
 
 def check_frame(frame: pd.DataFrame, required: Iterable[str], id_column: str, name: str) -> None:
-    """Required columns present, no repeated column names, ids neither null nor repeated."""
-    missing = [c for c in required if c not in frame.columns]
+    """Required columns present, no repeated column names, ids neither null nor repeated (a frame or an Arrow table)."""
+    columns = pd.Index(frame.column_names if isinstance(frame, pa.Table) else frame.columns)
+    missing = [c for c in required if c not in columns]
     if missing:
         raise ValueError(f"{name}: missing columns {missing}")
-    if frame.columns.duplicated().any():
-        raise ValueError(f"{name}: duplicate column names {list(frame.columns[frame.columns.duplicated()])}")
-    ids = frame[id_column]
+    if columns.duplicated().any():
+        raise ValueError(f"{name}: duplicate column names {list(columns[columns.duplicated()])}")
+    ids = pd.Series(frame[id_column].to_pylist(), dtype=object) if isinstance(frame, pa.Table) else frame[id_column]
     if ids.isna().any():
         raise ValueError(f"{name}: null {id_column}")
     dup = ids[ids.duplicated()]

@@ -47,6 +47,42 @@ def arrow_table(frame: pd.DataFrame, bool_columns: frozenset, int_columns: froze
     return pa.Table.from_arrays(arrays, names=[str(c) for c in frame.columns])
 
 
+def normalized_arrow(table: pa.Table, bool_columns: frozenset, int_columns: frozenset, name: str) -> pa.Table:
+    """An Arrow table (as DuckDB hands a mart over) with the columns `arrow_table` makes of the same rows read as
+    a frame: `bool_columns` booleans, `int_columns` int64, text as `string`, decimals as float64, a list's values named `item`, every field
+    nullable and no schema metadata, so the Parquet bytes do not depend on which way the rows came."""
+    arrays = []
+    for column, array in zip(table.column_names, table.columns):
+        where = f"{name}.{column}"
+        kind = array.type
+        if column in bool_columns and not pa.types.is_boolean(kind):
+            array = pa.array([as_bool(v, where) for v in array.to_pylist()], type=pa.bool_())
+        elif column in int_columns and not pa.types.is_int64(kind):
+            if pa.types.is_integer(kind):
+                array = array.cast(pa.int64())
+            else:
+                array = pa.array([as_int(v, where) for v in array.to_pylist()], type=pa.int64())
+        elif pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+            array = array.cast(pa.string())
+        elif pa.types.is_decimal(kind):  # a frame reads a DECIMAL (a SUM of integers) as float64
+            array = array.cast(pa.float64())
+        elif pa.types.is_list(kind) and kind.value_field.name != "item":  # DuckDB names a list's values `l`
+            array = array.cast(pa.list_(kind.value_type))
+        arrays.append(array)
+    return pa.Table.from_arrays(arrays, names=[str(c) for c in table.column_names])
+
+
+def write_parquet(table: pa.Table, path: Path) -> None:
+    """`table` as the file `path`, a row group at a time: the bytes `parquet_bytes` gives, without the whole
+    file in memory."""
+    with pq.ParquetWriter(path, table.schema, compression=PARQUET_COMPRESSION,
+                          compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True) as writer:
+        for start in range(0, max(table.num_rows, 1), PARQUET_ROW_GROUP_SIZE):  # an empty table: written once
+            # one contiguous chunk per row group: the writer cuts pages where the arrays' chunks end too
+            part = table.slice(start, PARQUET_ROW_GROUP_SIZE).combine_chunks()
+            writer.write_table(part, row_group_size=PARQUET_ROW_GROUP_SIZE)
+
+
 def parquet_bytes(table: pa.Table) -> bytes:
     """`table` as Parquet bytes: zstd, fixed row groups, no pandas metadata (compressed: small beside the
     frames they come from)."""

@@ -67,6 +67,50 @@ def _question_entry(q: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def check_qaps_frames(tables: pd.DataFrame, questions: pd.DataFrame) -> None:
+    """The checks build_qaps makes before its first entry: required columns, ids neither null nor repeated."""
+    check_frame(tables, REQUIRED_TABLE_COLUMNS, "table_id", "tables")
+    check_frame(questions, REQUIRED_QUESTION_COLUMNS, "question_id", "questions")
+
+
+QAPS_QUESTION_COLUMNS = ("question_id", "table_id", "question", "answer_gt", *RELEASE_QUESTION_PROPERTY_COLUMNS.values())
+
+
+def qaps_table_columns(columns) -> tuple[str, ...]:
+    """The columns of benchmark_tables a qaps entry reads (`columns`: those the frame has)."""
+    return ("table_id", "csv", "html", "markdown", *RELEASE_TABLE_PROPERTY_COLUMNS.values(),
+            *(c for c in ("release_csv", *EXTRA_TABLE_INFO_KEYS) if c in columns))
+
+
+def qaps_entry(t: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """One table's entry: `t` its row (qaps_table_columns), `questions` its entries (question_entry)."""
+    tid = str(t["table_id"])
+    table_properties = {
+        name: bool(as_bool(t[column], f"tables: {tid}: {column}"))
+        for name, column in RELEASE_TABLE_PROPERTY_COLUMNS.items()
+    }
+    info: dict[str, Any] = {
+        "table_csv_path": None,
+        "table_image_url": None,
+        "table_image_local_path": None,
+        "table_properties": table_properties,
+        "table_formats": {
+            # a real table's own CSV (its merge markers keep the spans), else our flattened grid
+            "csv": release_csv(as_text(t.get("release_csv")) or as_text(t["csv"])),
+            "html": as_text(t["html"]),
+            "md": as_text(t["markdown"]),
+        },
+    }
+    for key in EXTRA_TABLE_INFO_KEYS:
+        if key in t:
+            info[key] = as_text(t[key])
+    return {"table_id": tid, "table_info": info, "questions": questions}
+
+
+def question_entry(q: dict[str, Any]) -> dict[str, Any]:
+    return _question_entry(q)
+
+
 def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, Any]]:
     """The release's `qaps` structure: a list of tables ordered by table_id, questions by question_id.
 
@@ -74,46 +118,18 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
     properties are booleans, except the six numeric ones, written as the release writes them:
     strings (`"2"`), an absent number as `""`.
     """
-    check_frame(tables, REQUIRED_TABLE_COLUMNS, "table_id", "tables")
-    check_frame(questions, REQUIRED_QUESTION_COLUMNS, "question_id", "questions")
+    check_qaps_frames(tables, questions)
     tables = sorted_by_id(tables, "table_id")
     questions = sorted_by_id(questions, "question_id")
 
     by_table: dict[str, list[dict[str, Any]]] = {str(t): [] for t in tables["table_id"]}
-    for q in _records(questions, ("question_id", "table_id", "question", "answer_gt",
-                                  *RELEASE_QUESTION_PROPERTY_COLUMNS.values())):
+    for q in _records(questions, QAPS_QUESTION_COLUMNS):
         tid = str(q["table_id"])
         if tid not in by_table:
             raise ValueError(f"questions: {q['question_id']}: table_id {tid!r} is not in tables")
         by_table[tid].append(_question_entry(q))
-
-    out: list[dict[str, Any]] = []
-    has = {c: c in tables.columns for c in EXTRA_TABLE_INFO_KEYS}
-    table_columns = ("table_id", "csv", "html", "markdown", *RELEASE_TABLE_PROPERTY_COLUMNS.values(),
-                     *(c for c in ("release_csv", *EXTRA_TABLE_INFO_KEYS) if c in tables.columns))
-    for t in _records(tables, table_columns):
-        tid = str(t["table_id"])
-        table_properties = {
-            name: bool(as_bool(t[column], f"tables: {tid}: {column}"))
-            for name, column in RELEASE_TABLE_PROPERTY_COLUMNS.items()
-        }
-        info: dict[str, Any] = {
-            "table_csv_path": None,
-            "table_image_url": None,
-            "table_image_local_path": None,
-            "table_properties": table_properties,
-            "table_formats": {
-                # a real table's own CSV (its merge markers keep the spans), else our flattened grid
-                "csv": release_csv(as_text(t.get("release_csv")) or as_text(t["csv"])),
-                "html": as_text(t["html"]),
-                "md": as_text(t["markdown"]),
-            },
-        }
-        for key in EXTRA_TABLE_INFO_KEYS:
-            if has[key]:
-                info[key] = as_text(t[key])
-        out.append({"table_id": tid, "table_info": info, "questions": by_table[tid]})
-    return out
+    return [qaps_entry(t, by_table[str(t["table_id"])])
+            for t in _records(tables, qaps_table_columns(tables.columns))]
 
 
 def _records(frame: pd.DataFrame, columns) -> list[dict[str, Any]]:
@@ -124,5 +140,14 @@ def _records(frame: pd.DataFrame, columns) -> list[dict[str, Any]]:
 
 def qaps_bytes(qaps: Any) -> bytes:
     """The qaps structure as one line of UTF-8 JSON (what the export writes, `generator_py.exports.benchmark_exports`)."""
+    return (qaps_json(qaps) + "\n").encode("utf-8")
+
+
+def qaps_json(entries: list) -> str:
+    """Entries as a JSON list, written so that lists written a part at a time and joined by QAPS_SEPARATOR
+    inside one pair of brackets give the same text as the whole list."""
     # compact: json's C encoder only runs without indentation (about ten times faster)
-    return (json.dumps(qaps, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    return json.dumps(entries, ensure_ascii=False, allow_nan=False)
+
+
+QAPS_SEPARATOR = ", "  # json.dumps' separator between list members

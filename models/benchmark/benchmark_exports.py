@@ -2,6 +2,7 @@
 originals and obfuscated twins in files of their own, unchanged files left as they are."""
 import pandas as pd
 
+from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.build_config import built_relation, database_path, output_dir, stamp
 from generator_py.exports.benchmark_exports import write_exports
 from generator_py.core.child_process import in_child_process
@@ -18,8 +19,11 @@ def model(dbt, session):
     # each table's PNG (relative to the exports folder) when this build's configuration drew them (tag images)
     images = built_relation(benchmark_table_images, config)
     image_paths = dict(images.project("table_id, path").fetchall()) if images is not None else None
+    # read as Arrow in id order (the files' order, so nothing is copied to sort them): the child shares these
+    # buffers untouched and makes the files a part at a time
+    tables = arrow_table(dbt.ref("benchmark_tables").order("table_id"))
+    questions = arrow_table(dbt.ref("benchmark_questions").order("question_id"))
     # the files are made in a child process: the other models' Python work goes on meanwhile
-    paths = in_child_process(write_exports, str(out_dir), dbt.ref("benchmark_tables").df(),
-                             dbt.ref("benchmark_questions").df(), image_paths)
+    paths = in_child_process(write_exports, str(out_dir), tables, questions, image_paths)
     files = pd.DataFrame({"path": [str(p) for p in paths], "bytes": [p.stat().st_size for p in paths]})
     return stamp(files, config)
