@@ -20,6 +20,7 @@ from ..prompting.image_prompts import IMAGE_FORMAT, with_table_images
 from ..backends.replay_backend import check_against_benchmark, read_responses
 from ..configuration.model_specs import DEFAULT_EVAL_MODELS, ModelSpec, parse_eval_models
 from ..running.predictions import all_requests
+from generator_py.dbt_glue.relations import frame
 
 
 @dataclass
@@ -186,13 +187,13 @@ def own_views(dbt) -> Optional[pd.DataFrame]:
     if not columns:
         return None
     present = " or ".join(f'"{c}" is not null' for c in columns)
-    return questions.filter(present).project(", ".join(["question_id", *(f'"{c}"' for c in columns)])).df()
+    return frame(questions.filter(present).project(", ".join(["question_id", *(f'"{c}"' for c in columns)])))
 
 
 def _columns(relation, columns) -> pd.DataFrame:
     if isinstance(relation, pd.DataFrame):
         return relation[list(columns)]
-    return relation.project(", ".join(f'"{c}"' for c in columns)).df()
+    return frame(relation.project(", ".join(f'"{c}"' for c in columns)))
 
 
 def store_path(cache_dir_raw, database: Optional[Path] = None) -> Path:
@@ -261,9 +262,9 @@ def scores_of_models(relation, models, columns="*") -> pd.DataFrame:
     analyses of entry metadata cost nothing in a build whose entries say nothing)."""
     names = sorted({str(m) for m in models})
     if not names:
-        return relation.limit(0).project(columns).df()
+        return frame(relation.limit(0).project(columns))
     quoted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
-    return relation.filter(f"model_name in ({quoted})").project(columns).df()
+    return frame(relation.filter(f"model_name in ({quoted})").project(columns))
 
 
 def table_images_in(relation, folder) -> object:

@@ -3,14 +3,15 @@ from evaluation_py.analysis.table_size import scores_by_table_size
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.dbt_glue.vars import seed_var
 from generator_py.core.child_process import in_child_process
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    scores = dbt.ref("eval_scores").df()
-    tables = dbt.ref("benchmark_tables").project("table_id, n_cells").df()
-    predictions = dbt.ref("eval_predictions").project("cache_key, prompt_tokens").df()
-    questions = dbt.ref("benchmark_questions").project("question_id, variant").df()
+    scores = frame(dbt.ref("eval_scores"))
+    tables = frame(dbt.ref("benchmark_tables").project("table_id, n_cells"))
+    predictions = frame(dbt.ref("eval_predictions").project("cache_key, prompt_tokens"))
+    questions = frame(dbt.ref("benchmark_questions").project("question_id, variant"))
     out = in_child_process(scores_by_table_size, scores, tables, predictions, seed_var(dbt.config.get("seed")),
                            questions)
     return stamp(out, dbt.ref("stg_build_config"))

@@ -5,6 +5,7 @@ from evaluation_py.analysis.regression import property_regressions
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.core.child_process import in_child_process
 from generator_py.dbt_glue.relations import question_text_columns, table_text_columns, without_columns
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
@@ -13,7 +14,7 @@ def model(dbt, session):
     questions = without_columns(dbt.ref("benchmark_questions"), question_text_columns()).filter(drawn)
     session.register("drawn_questions", questions.project("question_id"))
     out = in_child_process(property_regressions,
-                           dbt.ref("eval_scores").filter("question_id in (select question_id from drawn_questions)").df(),
-                           without_columns(dbt.ref("benchmark_tables"), table_text_columns()).filter(drawn).df(),
-                           questions.df())
+                           frame(dbt.ref("eval_scores").filter("question_id in (select question_id from drawn_questions)")),
+                           frame(without_columns(dbt.ref("benchmark_tables"), table_text_columns()).filter(drawn)),
+                           frame(questions))
     return stamp(out, dbt.ref("stg_build_config"))

@@ -2,14 +2,15 @@
 from evaluation_py.analysis import scores_by_olap_operation
 from generator_py.dbt_glue.build_config import stamp
 from generator_py.questions.families import ALL_FAMILIES
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     # each question's family declares its OLAP operation (the registry, plugins included)
     operation = {name: ALL_FAMILIES.get(name).olap_operation for name in ALL_FAMILIES.names()}
-    questions = dbt.ref("benchmark_questions").project("question_id, family").df()
+    questions = frame(dbt.ref("benchmark_questions").project("question_id, family"))
     questions["olap_operation"] = questions["family"].map(operation)
-    scores = dbt.ref("eval_scores").project(
-        "model_name, inference_mode, scoring_mode, table_format, question_id, metric, value, left_out").df()
+    scores = frame(dbt.ref("eval_scores").project(
+        "model_name, inference_mode, scoring_mode, table_format, question_id, metric, value, left_out"))
     return stamp(scores_by_olap_operation(scores, questions), dbt.ref("stg_build_config"))

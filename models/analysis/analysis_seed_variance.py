@@ -9,6 +9,7 @@ from generator_py.dbt_glue.vars import seed_variance_seeds_var
 
 import pandas as pd
 import pyarrow as pa
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
@@ -21,7 +22,7 @@ def model(dbt, session):
     seeds = seed_variance_seeds_var(dbt.config.get("seed_variance_seeds"))
     out = seed_variance(pd.DataFrame(), [])
     if seeds:
-        row = config.df().iloc[0]
+        row = frame(config).iloc[0]
         fingerprints = {s: fingerprint_for_seed(row, s) for s in seeds}
         with ResultsIndex(store_path(dbt.config.get("eval_cache_dir"), database_path(session))) as index:
             recorded = index.leaderboards(fingerprints.values())

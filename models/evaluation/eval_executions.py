@@ -5,14 +5,15 @@ from evaluation_py.dbt_glue.evaluation_inputs import eval_entries, own_views, sa
 from evaluation_py.modes.outcomes import executions_table, text_columns_typed
 from generator_py.dbt_glue.build_config import database_path, stamp
 from evaluation_py.modes.execution import TABLE_INPUTS
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    predictions = dbt.ref("eval_predictions").project("cache_key, question_id, model_name, inference_mode, response").df()
-    requests = dbt.ref("eval_requests").project("cache_key, table_id").df()
+    predictions = frame(dbt.ref("eval_predictions").project("cache_key, question_id, model_name, inference_mode, response"))
+    requests = frame(dbt.ref("eval_requests").project("cache_key, table_id"))
     out = executions_table(predictions, requests, store_path(dbt.config.get("eval_cache_dir"), database_path(session)),
-                           lambda: dbt.ref("benchmark_tables").project(", ".join(("table_id",) + TABLE_INPUTS)).df(),
+                           lambda: frame(dbt.ref("benchmark_tables").project(", ".join(("table_id",) + TABLE_INPUTS))),
                            sandbox_of_entries(eval_entries(dbt.config.get("eval_models"),
                                                            dbt.config.get("eval_scope"))),
                            lambda: own_views(dbt))

@@ -7,13 +7,14 @@ from evaluation_py.dbt_glue.evaluation_inputs import store_path
 from evaluation_py.scoring.judge import judgements_table
 from generator_py.dbt_glue.build_config import database_path, stamp
 from generator_py.dbt_glue.vars import parse_config
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    requests = dbt.ref("eval_requests").project("cache_key, question_id, table_id, model_name, inference_mode").df()
-    predictions = dbt.ref("eval_predictions").project("cache_key, response").df()
-    questions = dbt.ref("benchmark_questions").project("question_id, question, answer_gt").df()
+    requests = frame(dbt.ref("eval_requests").project("cache_key, question_id, table_id, model_name, inference_mode"))
+    predictions = frame(dbt.ref("eval_predictions").project("cache_key, response"))
+    questions = frame(dbt.ref("benchmark_questions").project("question_id, question, answer_gt"))
     out = judgements_table(requests, predictions, questions, parse_config(dbt.config.get("judge_model")),
                            store_path(dbt.config.get("eval_cache_dir"), database_path(session)))
     return stamp(out, dbt.ref("stg_build_config"))

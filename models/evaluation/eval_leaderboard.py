@@ -10,11 +10,12 @@ from evaluation_py.running.runs import current_run_id
 from generator_py.dbt_glue.build_config import database_path, fingerprint_of, stamp
 from generator_py.dbt_glue.vars import seed_var
 from generator_py.core.child_process import in_child_process
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    scores = dbt.ref("eval_scores").project(", ".join(SCORE_INPUT_COLUMNS)).df()
+    scores = frame(dbt.ref("eval_scores").project(", ".join(SCORE_INPUT_COLUMNS)))
     twins = {q for (q,) in dbt.ref("benchmark_questions").filter("coalesce(variant, 'original') <> 'original'")
              .project("question_id").fetchall()}
     out = in_child_process(leaderboard, scores[[q not in twins for q in scores["question_id"].tolist()]] if twins

@@ -14,6 +14,7 @@ from evaluation_py.dbt_glue.evaluation_inputs import own_views
 from evaluation_py.running.predictions import predict_pending
 from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
 from evaluation_py.modes.execution import TABLE_INPUTS
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
@@ -26,8 +27,8 @@ def model(dbt, session):
     def finetune_splits():  # read only when an entry has `splits:`: a build without them needs none built
         return dbt.ref("benchmark_finetune_splits")
 
-    requests = dbt.ref("eval_requests").project(
-        "cache_key, model_name, backend, table_id, inference_mode, kind, prompt_version, this_build").df()
+    requests = frame(dbt.ref("eval_requests").project(
+        "cache_key, model_name, backend, table_id, inference_mode, kind, prompt_version, this_build"))
 
     entries = eval_entries(dbt.config.get("eval_models"), dbt.config.get("eval_scope"))
 
@@ -39,7 +40,7 @@ def model(dbt, session):
 
     path = store_path(dbt.config.get("eval_cache_dir"), database_path(session))
     out = predict_pending(requests, set(), path, make_inputs)
-    out = with_mode_columns(out, requests, path, lambda: dbt.ref("benchmark_tables").project(
-        ", ".join(("table_id",) + TABLE_INPUTS)).df(), sandbox_of_entries(entries), lambda: own_views(dbt))
+    out = with_mode_columns(out, requests, path, lambda: frame(dbt.ref("benchmark_tables").project(
+        ", ".join(("table_id",) + TABLE_INPUTS))), sandbox_of_entries(entries), lambda: own_views(dbt))
     out = text_columns_typed(out, [c for c in MODE_COLUMNS if c != "code_blocks"])
     return stamp(out, dbt.ref("stg_build_config"))

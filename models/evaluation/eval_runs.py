@@ -6,14 +6,15 @@ prediction store and writes the run's results file, `<reports>/runs/<run_id>.jso
 from evaluation_py.dbt_glue.evaluation_inputs import store_path
 from evaluation_py.running.run_record import close_run, runs_table
 from generator_py.dbt_glue.build_config import database_path, fingerprint_of, output_dir
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    requests = dbt.ref("eval_requests").project("cache_key, model_name, this_build").df()
-    predictions = dbt.ref("eval_predictions").project("cache_key, model_name, run_id").df()
-    errors = dbt.ref("eval_prediction_errors").project("cache_key, model_name").df()
-    board = dbt.ref("eval_leaderboard").df()
+    requests = frame(dbt.ref("eval_requests").project("cache_key, model_name, this_build"))
+    predictions = frame(dbt.ref("eval_predictions").project("cache_key, model_name, run_id"))
+    errors = frame(dbt.ref("eval_prediction_errors").project("cache_key, model_name"))
+    board = frame(dbt.ref("eval_leaderboard"))
     dbt.ref("eval_judgements"), dbt.ref("eval_executions")  # the run ends after its judge and code runs
     store = store_path(dbt.config.get("eval_cache_dir"), database_path(session))
     reports = output_dir(dbt.config.get("reports_dir"), database_path(session), "reports")

@@ -9,6 +9,7 @@ from generator_py.questions.families import families_for_suites
 from generator_py.questions.domain_nl import PARAPHRASE_SEED_FILE, tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
 from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, TREB_SEED_FILE
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
@@ -21,30 +22,30 @@ def model(dbt, session):
     headers = None
     if any(f.reads_header_cells for f in families):  # the header cells a header naming question may blank
         roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
-        headers = (dbt.ref("int_hct_cells").filter(f"role in ({roles})")
-                   .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col").df())
+        headers = (frame(dbt.ref("int_hct_cells").filter(f"role in ({roles})")
+                   .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col")))
     treb = "treb" in {f.suite for f in families}
     # a build with TReB's families also reads what its families know beyond the table: groupings and units
-    knowledge = (dbt.ref("stg_value_groupings").df(), dbt.ref("stg_measure_units").df()) if treb else (None, None)
-    measures = template_measures(dbt.ref("stg_domain_attributes").df(), dbt.ref("stg_domain_values").df(),
-                                 dbt.ref("stg_domain_value_ranges").df(), dbt.ref("stg_table_templates").df(),
+    knowledge = (frame(dbt.ref("stg_value_groupings")), frame(dbt.ref("stg_measure_units"))) if treb else (None, None)
+    measures = template_measures(frame(dbt.ref("stg_domain_attributes")), frame(dbt.ref("stg_domain_values")),
+                                 frame(dbt.ref("stg_domain_value_ranges")), frame(dbt.ref("stg_table_templates")),
                                  *knowledge)
-    tables = relational_tables(dbt.ref("int_table_instances").df(), arrow_table(dbt.ref("int_relational_rows")),
+    tables = relational_tables(frame(dbt.ref("int_table_instances")), arrow_table(dbt.ref("int_relational_rows")),
                                aggregates, headers)
     # each suite beyond hctqa has its families' phrasings in a seed of its own, read when the build asks them
     suites = {f.suite for f in families}
-    nl_templates = dbt.ref("stg_nl_templates").df()
+    nl_templates = frame(dbt.ref("stg_nl_templates"))
     seeds = [tag_seed_rows(nl_templates, SEED_FILE)]
     if "treb" in suites:
-        seeds.append(tag_seed_rows(dbt.ref("stg_nl_templates_treb").df(), TREB_SEED_FILE))
+        seeds.append(tag_seed_rows(frame(dbt.ref("stg_nl_templates_treb")), TREB_SEED_FILE))
     if "beyond" in suites:
-        seeds.append(tag_seed_rows(dbt.ref("stg_nl_templates_beyond").df(), BEYOND_SEED_FILE))
+        seeds.append(tag_seed_rows(frame(dbt.ref("stg_nl_templates_beyond")), BEYOND_SEED_FILE))
     if len(seeds) > 1:
         nl_templates = pd.concat(seeds, ignore_index=True)
     paraphrases = None
     if paraphrases_var(dbt.config.get("paraphrase_sets")):  # the paraphrase-only phrasings (seed nl_paraphrases)
-        paraphrases = tag_seed_rows(dbt.ref("stg_nl_paraphrases").df(), PARAPHRASE_SEED_FILE)
-    return generate_all(tables, nl_templates, dbt.ref("stg_nl_table_meanings").df(),
-                        dbt.ref("stg_domain_attributes").df(), seed_var(dbt.config.get("seed")),
+        paraphrases = tag_seed_rows(frame(dbt.ref("stg_nl_paraphrases")), PARAPHRASE_SEED_FILE)
+    return generate_all(tables, nl_templates, frame(dbt.ref("stg_nl_table_meanings")),
+                        frame(dbt.ref("stg_domain_attributes")), seed_var(dbt.config.get("seed")),
                         variety=variety_var(dbt.config.get("question_variety")), measures=measures,
                         families=families, paraphrases=paraphrases)

@@ -7,13 +7,14 @@ benchmark_questions carries them, and prompts of these questions show them inste
 from generator_py.grid.relation import CELL_COLUMNS, TABLE_COLUMNS, grids_from_columns
 from generator_py.render.question_grid import question_renderings_table, value_paths
 from generator_py.render.registry import format_names
+from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    questions = dbt.ref("int_question_instances").filter(
+    questions = frame(dbt.ref("int_question_instances").filter(
         "hides_caption or blank_grid_row is not null or grid_change is not null").project(
-        "question_id, table_id, hides_caption, blank_grid_row, blank_grid_col, grid_change").df()
+        "question_id, table_id, hides_caption, blank_grid_row, blank_grid_col, grid_change"))
     session.register("question_rendering_tables", questions[["table_id"]].drop_duplicates())
     grid = (dbt.ref("int_table_grid").filter("table_id in (select table_id from question_rendering_tables)")
             .project(", ".join(("table_id",) + CELL_COLUMNS + TABLE_COLUMNS)).order("table_id, grid_row, grid_col"))
@@ -21,12 +22,12 @@ def model(dbt, session):
     # the header paths of the value cells of the tables a grid change is made on (what it reads)
     session.register("question_change_tables",
                      questions.loc[questions["grid_change"].notna(), ["table_id"]].drop_duplicates())
-    cells = (dbt.ref("int_table_grid").filter("table_id in (select table_id from question_change_tables) "
+    cells = (frame(dbt.ref("int_table_grid").filter("table_id in (select table_id from question_change_tables) "
                                               "and row_group is not null")
-             .project("table_id, grid_row, grid_col, row_group, col_group").df())
+             .project("table_id, grid_row, grid_col, row_group, col_group")))
     paths = value_paths(*(cells[c].tolist() for c in ("table_id", "grid_row", "grid_col", "row_group", "col_group")))
-    several = dbt.ref("int_question_instances").filter("len(tables) > 1").project("question_id, tables").df()
+    several = frame(dbt.ref("int_question_instances").filter("len(tables) > 1").project("question_id, tables"))
     session.register("several_tables", several[["tables"]].explode("tables").drop_duplicates())
-    texts = dbt.ref("int_table_renderings").filter("table_id in (select tables from several_tables)").project(
-        ", ".join(("table_id",) + tuple(f"\"{n}\"" for n in format_names(text_only=True)))).df()
+    texts = frame(dbt.ref("int_table_renderings").filter("table_id in (select tables from several_tables)").project(
+        ", ".join(("table_id",) + tuple(f"\"{n}\"" for n in format_names(text_only=True)))))
     return question_renderings_table(grids_from_columns(columns), questions, paths, several, texts)

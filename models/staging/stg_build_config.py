@@ -8,10 +8,11 @@ one); the models reading vars check them again (partial builds).
 from evaluation_py.dbt_glue.evaluation_inputs import check_build_inputs, remove_var, scope_var
 from generator_py.dbt_glue.build_config import build_fingerprint, check_vars, config_frame, file_digest, frame_digest
 from generator_py.release.qaps_read import resolve_release_file
+from generator_py.dbt_glue.relations import frame
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    templates = dbt.ref("stg_table_templates").df()
+    templates = frame(dbt.ref("stg_table_templates"))
     # dbt finds the config keys a Python model reads by reading this file, so each one is spelled out.
     raw = {
         "seed": dbt.config.get("seed"),
@@ -38,23 +39,23 @@ def model(dbt, session):
                        dbt.config.get("finetune_split_fractions"), release)
     # The seed data shapes the benchmark as much as the vars do.
     digests = {
-        "domain_attributes": frame_digest(dbt.ref("stg_domain_attributes").df()),
-        "domain_values": frame_digest(dbt.ref("stg_domain_values").df()),
-        "domain_value_ranges": frame_digest(dbt.ref("stg_domain_value_ranges").df()),
-        "domain_value_effects": frame_digest(dbt.ref("stg_domain_value_effects").df()),
+        "domain_attributes": frame_digest(frame(dbt.ref("stg_domain_attributes"))),
+        "domain_values": frame_digest(frame(dbt.ref("stg_domain_values"))),
+        "domain_value_ranges": frame_digest(frame(dbt.ref("stg_domain_value_ranges"))),
+        "domain_value_effects": frame_digest(frame(dbt.ref("stg_domain_value_effects"))),
         "table_templates": frame_digest(templates),
-        "table_template_options": frame_digest(dbt.ref("stg_table_template_options").df()),
-        "nl_templates": frame_digest(dbt.ref("stg_nl_templates").df()),
-        "nl_table_meanings": frame_digest(dbt.ref("stg_nl_table_meanings").df()),
-        "aggregation_terms": frame_digest(dbt.ref("stg_aggregation_terms").df()),
+        "table_template_options": frame_digest(frame(dbt.ref("stg_table_template_options"))),
+        "nl_templates": frame_digest(frame(dbt.ref("stg_nl_templates"))),
+        "nl_table_meanings": frame_digest(frame(dbt.ref("stg_nl_table_meanings"))),
+        "aggregation_terms": frame_digest(frame(dbt.ref("stg_aggregation_terms"))),
         "release": file_digest(resolve_release_file(release)) if release else None,
     }
     if "treb" in checked["question_suites"]:  # the TReB seeds shape only a build that asks their families
-        digests["nl_templates_treb"] = frame_digest(dbt.ref("stg_nl_templates_treb").df())
-        digests["value_groupings"] = frame_digest(dbt.ref("stg_value_groupings").df())
-        digests["measure_units"] = frame_digest(dbt.ref("stg_measure_units").df())
+        digests["nl_templates_treb"] = frame_digest(frame(dbt.ref("stg_nl_templates_treb")))
+        digests["value_groupings"] = frame_digest(frame(dbt.ref("stg_value_groupings")))
+        digests["measure_units"] = frame_digest(frame(dbt.ref("stg_measure_units")))
     if "beyond" in checked["question_suites"]:  # and the two-table and OLAP phrasings theirs
-        digests["nl_templates_beyond"] = frame_digest(dbt.ref("stg_nl_templates_beyond").df())
+        digests["nl_templates_beyond"] = frame_digest(frame(dbt.ref("stg_nl_templates_beyond")))
     if checked["paraphrase_sets"]:  # the added phrasings shape only a build that asks for paraphrase sets
-        digests["nl_paraphrases"] = frame_digest(dbt.ref("stg_nl_paraphrases").df())
+        digests["nl_paraphrases"] = frame_digest(frame(dbt.ref("stg_nl_paraphrases")))
     return config_frame(checked, build_fingerprint(checked, digests), digests)

@@ -5,21 +5,22 @@ toggle has it (its base then has not)."""
 import logging
 
 from generator_py.counterfactuals import colliding_layouts, kept_toggles
+from generator_py.dbt_glue.relations import frame
 
 log = logging.getLogger(__name__)
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    candidates = dbt.ref("int_counterfactual_candidates").df()
+    candidates = frame(dbt.ref("int_counterfactual_candidates"))
     session.register("counterfactual_bases", candidates[["original_table_id"]].drop_duplicates())
-    bases = dbt.ref("int_table_instances").filter(
-        "table_id in (select original_table_id from counterfactual_bases)").project("table_id, borders").df()
-    base_flags = dbt.ref("int_hct_properties").filter(
-        "table_id in (select original_table_id from counterfactual_bases)").df()
-    cells = dbt.ref("int_counterfactual_hct_cells").filter("role in ('data', 'aggregate')").project(
-        "table_id, role, text").df()
-    kept, rejected = kept_toggles(candidates, dbt.ref("int_counterfactual_hct_properties").df(), bases, base_flags,
+    bases = frame(dbt.ref("int_table_instances").filter(
+        "table_id in (select original_table_id from counterfactual_bases)").project("table_id, borders"))
+    base_flags = frame(dbt.ref("int_hct_properties").filter(
+        "table_id in (select original_table_id from counterfactual_bases)"))
+    cells = frame(dbt.ref("int_counterfactual_hct_cells").filter("role in ('data', 'aggregate')").project(
+        "table_id, role, text"))
+    kept, rejected = kept_toggles(candidates, frame(dbt.ref("int_counterfactual_hct_properties")), bases, base_flags,
                                   colliding_layouts(cells, candidates))
     for r in rejected:
         log.info("layout counterfactual %s left out: %s", r.table_id, r.reason)
