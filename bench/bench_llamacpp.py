@@ -47,15 +47,15 @@ def pick_questions(questions):
 def timed_run(backend, requests, keep_order: bool) -> dict:
     """One backend run; with `keep_order` the requests go out in the given order, not grouped by table."""
     out = []
-    grouping = openai_backend.group_by_table
+    grouping = openai_backend.group_by_prompt_prefix
     if keep_order:
-        openai_backend.group_by_table = list
+        openai_backend.group_by_prompt_prefix = list
     try:
         t0 = time.perf_counter()
         backend.run(requests, out.append)
         wall = time.perf_counter() - t0
     finally:
-        openai_backend.group_by_table = grouping
+        openai_backend.group_by_prompt_prefix = grouping
     answered = [p for p in out if p.response is not None]
     completion = sum(p.completion_tokens for p in answered)
     prompt = sum(p.prompt_tokens for p in answered)

@@ -47,7 +47,7 @@ from typing import Any, Callable, Optional
 
 from ..prompting.image_prompts import ImageWire, has_images
 from .base import Backend, Prediction, PredictionRequest, register
-from .params import group_by_table, resolve_params
+from .params import group_by_prompt_prefix, resolve_params
 
 log = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ class OpenAIBackend(Backend):
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         if not requests:
             return
-        ordered = group_by_table(requests)
+        ordered = group_by_prompt_prefix(requests)
         try:
             asyncio.get_running_loop()
         except RuntimeError:

@@ -24,16 +24,22 @@ def resolve_params(config_params: dict | None, request_params: dict | None = Non
     return out
 
 
-def group_by_table(requests: Iterable[PredictionRequest]) -> list[PredictionRequest]:
-    """Requests reordered so those sharing a `table_id` are adjacent.
+def group_by_prompt_prefix(requests: Iterable[PredictionRequest]) -> list[PredictionRequest]:
+    """Requests reordered so those whose prompts open alike are adjacent.
 
-    Tables keep the order of their first appearance and requests keep their order within a table,
-    so prompts sharing a table prefix reach the server together (prefix caching).
+    A prompt opens with its inference mode's instructions (in its table format's wording), then shows the
+    table: the requests of one mode and format go together, and among them those of one table. Groups keep
+    the order of their first appearance and requests their order within a group. A server that reuses the
+    previous prompt's evaluated prefix (llama.cpp keeps one) then skips the instructions, and the table too
+    for a table's next question; one with a prefix cache (vLLM) finds it warm.
     """
-    groups: dict[str, list[PredictionRequest]] = {}
+    groups: dict[tuple[str, str, str], list[PredictionRequest]] = {}
     for r in requests:
-        groups.setdefault(r.table_id, []).append(r)
-    return [r for g in groups.values() for r in g]
+        groups.setdefault((r.inference_mode, r.table_format, r.table_id), []).append(r)
+    # a group's position: the first appearance of its mode and format, then of its table among them
+    firsts = list(dict.fromkeys(key[:2] for key in groups))
+    ordered = sorted(groups.items(), key=lambda item: firsts.index(item[0][:2]))  # stable: tables keep their order
+    return [r for _, g in ordered for r in g]
 
 
 # Types of the decoding parameters every server reads the same way; others go to the server as given.

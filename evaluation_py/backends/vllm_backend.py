@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ..prompting.image_prompts import ImageWire, has_images
 from .base import Backend, Prediction, PredictionRequest, register
-from .params import group_by_table, resolve_params
+from .params import group_by_prompt_prefix, resolve_params
 
 INSTALL_HINT = "the vllm backend needs vLLM: pip install -e '.[vllm]'"
 
@@ -95,7 +95,7 @@ class VLLMBackend(Backend):
     def run(self, requests: list[PredictionRequest], on_result: Callable[[Prediction], None]) -> None:
         if not requests:
             return
-        ordered = group_by_table(requests)
+        ordered = group_by_prompt_prefix(requests)
         all_params = [resolve_params(self.config.get("params"), r.params) for r in ordered]
         seed = self.config.get("seed")
         distinct = {json.dumps(p, sort_keys=True) for p in all_params}

@@ -24,9 +24,11 @@ ENTRY_FORMATS = (*TABLE_FORMATS, IMAGE_FORMAT)
 # METADATA_KEYS: what the entry says about its model, for the analyses (model_metadata).
 COMMON_KEYS = frozenset({"name", "backend", "model", "params", "formats", "sources", "sample", "system_role",
                          "modes", "sandbox", "max_turns", "variants", "table_in_prompt", "choice_items", "splits",
-                         "shots", "families", "sample_per_family", *METADATA_KEYS})
+                         "shots", "families", "sample_per_family", "max_table_cells", *METADATA_KEYS})
 # `families`: the question families an entry is asked (registered family ids; real questions have none);
-# `sample_per_family`: the seeded sample taken per family, that many questions of each (instead of `sample`).
+# `sample_per_family`: the seeded sample taken per family, that many questions of each (instead of `sample`);
+# `max_table_cells`: only the questions whose table has at most that many cells (benchmark_tables.n_cells), before
+# the sample is drawn: short prompts, for a model that reads slowly (a local model on a CPU).
 # `variants`: which variants of the benchmark's questions an entry answers; the sample is drawn
 # from the originals and an original's obfuscated twin and paraphrases come with it, so they are scored side by
 # side; `counterfactual` asks every question of the layout counterfactual sets (var layout_counterfactuals
@@ -68,6 +70,7 @@ class ModelSpec:
     table_in_prompt: str = "structure"
     families: Optional[tuple[str, ...]] = None  # question families asked (None: every question)
     sample_per_family: Optional[int] = None  # questions per family of the seeded sample (None: `sample` applies)
+    max_table_cells: Optional[int] = None  # the largest table asked on, in cells (None: every table)
 
 
 def unknown_key_error(key: str, backend_name: str, known: frozenset[str]) -> str:
@@ -142,6 +145,9 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
         if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
             raise ValueError(f"{where}: sample {sample!r} must be a positive number of questions")
         families, per_family = _families(entry, where)
+        max_cells = entry.get("max_table_cells")
+        if max_cells is not None and (not isinstance(max_cells, int) or isinstance(max_cells, bool) or max_cells < 1):
+            raise ValueError(f"{where}: key `max_table_cells` {max_cells!r} must be a positive number of cells")
         if per_family is not None and sample is not None:
             raise ValueError(f"{where}: keys `sample` and `sample_per_family` exclude each other (a sample of the "
                              "whole, or one per family)")
@@ -193,7 +199,7 @@ def _parse_eval_models(raw: Any) -> list[ModelSpec]:
                                sample, system_role, params, config, identity, tuple(modes), sandbox, max_turns,
                                choice_items=choice_items, variants=tuple(variants), splits=splits,
                                metadata=metadata, shots=shots, table_in_prompt=table_in_prompt,
-                               families=families, sample_per_family=per_family))
+                               families=families, sample_per_family=per_family, max_table_cells=max_cells))
     return specs
 
 

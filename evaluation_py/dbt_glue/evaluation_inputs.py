@@ -56,6 +56,9 @@ def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, 
     asking = [spec.name for spec in specs if spec.splits]
     if asking and splits is not None:
         questions = with_finetune_splits(questions, splits, asking[0])
+    sizing = [spec.name for spec in specs if spec.max_table_cells is not None]
+    if sizing:
+        questions = with_table_cells(questions, tables, sizing[0])
     seed = seed_var(seed_raw)
     if check_replay:
         check_replay_files(specs, questions)
@@ -80,6 +83,20 @@ def with_finetune_splits(questions: pd.DataFrame, splits, entry_name: str) -> pd
                          f"{questions.loc[split.isna(), 'table_id'].iloc[0]!r} has no row in benchmark_finetune_splits; "
                          "rebuild it")
     return questions.assign(**{SPLIT_COLUMN: split.to_numpy()})
+
+
+def with_table_cells(questions: pd.DataFrame, tables: pd.DataFrame, entry_name: str) -> pd.DataFrame:
+    """`questions` with each one's table's size in cells (column `table_cells`), for entries with `max_table_cells:`."""
+    from ..running.requests import TABLE_CELLS_COLUMN
+
+    if "n_cells" not in tables.columns:
+        raise ValueError(f"eval_models entry {entry_name!r}: key `max_table_cells` reads benchmark_tables.n_cells, "
+                         "which the tables given lack")
+    cells = questions["table_id"].map(dict(zip(tables["table_id"], tables["n_cells"])))
+    if cells.isna().any():
+        raise ValueError(f"eval_models entry {entry_name!r}: key `max_table_cells`: table "
+                         f"{questions.loc[cells.isna(), 'table_id'].iloc[0]!r} has no row in benchmark_tables")
+    return questions.assign(**{TABLE_CELLS_COLUMN: cells.to_numpy()})
 
 
 def check_build_inputs(eval_models_raw, judge_model_raw, finetune_split_fractions_raw, release_dir) -> None:
@@ -174,7 +191,9 @@ def _build_from_relations(questions, tables, eval_models_raw, seed_raw, images=N
         return _columns(splits() if callable(splits) else splits, ("table_id", "split"))
 
     question_rows = _columns(questions, question_columns)
-    inputs = eval_inputs(question_rows, _columns(tables, TABLE_INPUT_COLUMNS), eval_models_raw, seed_raw, check_replay,
+    # the tables' size, where the mart has it (what an entry's `max_table_cells` picks questions by)
+    table_columns = TABLE_INPUT_COLUMNS + (("n_cells",) if "n_cells" in list(tables.columns) else ())
+    inputs = eval_inputs(question_rows, _columns(tables, table_columns), eval_models_raw, seed_raw, check_replay,
                          image_rows if images is not None else None, split_rows if splits is not None else None)
     return _Built(inputs, inputs.specs, question_rows)
 

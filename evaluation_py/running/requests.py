@@ -27,6 +27,7 @@ QUESTION_RENDERING_COLUMN = {name: f"rendering_{name}" for name in format_names(
 
 
 SPLIT_COLUMN = "split"  # a question's table's fine-tuning split, where an entry asks for `splits`
+TABLE_CELLS_COLUMN = "table_cells"  # a question's table's n_cells, where an entry has `max_table_cells`
 
 
 def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -49,6 +50,11 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
             raise ValueError(f"eval_models entry {spec.name!r}: key `families` needs each question's family "
                              "(benchmark_questions.family), which was not given")
         q = q[q["family"].isin(spec.families)]
+    if spec.max_table_cells is not None:
+        if TABLE_CELLS_COLUMN not in q.columns:
+            raise ValueError(f"eval_models entry {spec.name!r}: key `max_table_cells` needs each question's table size "
+                             "(benchmark_tables.n_cells), which was not given")
+        q = q[q[TABLE_CELLS_COLUMN] <= spec.max_table_cells]
     if spec.splits:
         if SPLIT_COLUMN not in q.columns:
             raise ValueError(f"eval_models entry {spec.name!r}: key `splits` needs each table's fine-tuning split "

@@ -1,6 +1,7 @@
 """End-to-end with a real model: Gemma 3 270M (the `local` extra) behind llama.cpp's server.
 
-One build evaluates it on a fixed sample over several templates and two formats, is killed (SIGKILL on
+One build evaluates it on a fixed sample over several templates and two formats (of small tables: short
+prompts), is killed (SIGKILL on
 dbt alone) while the model answers, resumes, and is rebuilt without a request; direct backend runs
 check log-probabilities and a prompt over the context. Requests are counted in the server's own
 access log (one `POST /v1/chat/completions` line per request it received), servers found through
@@ -32,8 +33,9 @@ pytestmark = pytest.mark.local_model
 SERVER_LOG = Path("logs") / "llamacpp-server.log"
 HEADER = re.compile(r"^# llama_cpp\.server pid=(\d+) port=(\d+)", re.M)
 N_QUESTIONS = 8  # over 7 templates of the small benchmark
-LOCAL = {"name": "gemma270m", "backend": "llamacpp", "sample": N_QUESTIONS, "formats": ["html", "markdown"],
-         "n_ctx": 4096, "n_threads": 1, "params": {"max_tokens": 24}}
+MAX_CELLS = 60  # a third of the small benchmark's tables, of every template
+LOCAL = {"name": "gemma270m", "backend": "llamacpp", "sample": N_QUESTIONS, "max_table_cells": MAX_CELLS,
+         "formats": ["html", "markdown"], "n_ctx": 4096, "n_threads": 1, "params": {"max_tokens": 24}}
 
 
 def server_sessions(log: Path) -> list[dict]:
@@ -136,9 +138,10 @@ def test_local_model_build_killed_resumed_and_cached(benchmark_base, tmp_path):
     for _, fmt, _, prompt_tokens, *_ in preds:
         by_fmt.setdefault(fmt, []).append(prompt_tokens)
     assert sum(by_fmt["html"]) / len(by_fmt["html"]) > sum(by_fmt["markdown"]) / len(by_fmt["markdown"])
-    templates = query(project, """select count(distinct q.template_id) from eval_requests r
-                                  join benchmark_questions q using (question_id)""")[0][0]
-    assert templates >= 5
+    templates, largest = query(project, """select count(distinct q.template_id), max(t.n_cells) from eval_requests r
+                                           join benchmark_questions q using (question_id)
+                                           join benchmark_tables t on t.table_id = r.table_id""")[0]
+    assert templates >= 5 and largest <= MAX_CELLS
 
     # Scores exist for every request, next to the baselines' kind of summary.
     assert query(project, """select count(*) from eval_scores where model_name = 'gemma270m'

@@ -4,7 +4,8 @@ The loopback OpenAI server answers every mode (pot with programs the test writes
 with echoes, so its episodes stop at max_turns); every evaluation and mode mart fills with the mode
 as a column, a rebuild sends nothing and runs no code. Then the real local model (Gemma 3 270M behind
 llama.cpp), on the session's TReB build, asked one question of each data-analysis and multi-step family (TReB's
-DA and ADA skills) in all four modes: its code mostly fails, and the failures are recorded.
+DA and ADA skills) in all four modes: its code mostly fails, and the failures are recorded. Its questions are
+on small tables (`max_table_cells`): on one CPU thread the prompt's tokens are most of its time.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ MODES = ["direct", "tcot", "pot", "icot"]
 ANALYSIS = ["analysis_scores_by_mode_family", "analysis_scores_by_treb_skill", "analysis_mode_gains",
             "analysis_execution_errors", "analysis_episode_turns", "analysis_mode_by_table_size"]
 SELECT = ("--select", "models/evaluation", *ANALYSIS, "analysis_scores_by_template")
+MAX_CELLS = 40  # the local model's tables: every DA and ADA family has questions on some this small
 
 
 def executions_count(project) -> int:
@@ -100,14 +102,17 @@ def test_the_local_model_in_all_four_modes_records_its_failures(treb_build, tmp_
         where kind = 'families' and json_extract_string(attributes, '$.treb_skill') in ('DA', 'ADA')
         and json_extract_string(attributes, '$.suite') = 'treb'"""))
     entry = {"name": "gemma270m", "backend": "llamacpp", "families": families, "sample_per_family": 1,
-             "formats": ["markdown"], "modes": MODES, "max_turns": 2, "n_ctx": 4096, "n_threads": 1,
-             "params": {"max_tokens": 96}}
+             "max_table_cells": MAX_CELLS, "formats": ["markdown"], "modes": MODES, "max_turns": 2, "n_ctx": 4096,
+             "n_threads": 1, "params": {"max_tokens": 96}}
     # 12 families x 4 modes on one CPU thread: minutes on a quiet 2-core machine, more under load
     run_dbt(project, "build", *SELECT, "--vars", treb_vars(eval_models=[entry]), timeout=3600)
     asked = query(project, """select q.family, r.inference_mode, count(*) from eval_requests r
                               join benchmark_questions q using (question_id)
                               where r.model_name = 'gemma270m' and r.turn = 0 group by all""")
     assert len(families) >= 10 and {(f, m): n for f, m, n in asked} == {(f, m): 1 for f in families for m in MODES}
+    largest = query(project, """select max(t.n_cells) from eval_requests r join benchmark_tables t using (table_id)
+                                where r.model_name = 'gemma270m'""")[0][0]
+    assert largest <= MAX_CELLS
     # every request ends in a prediction or a recorded error, whatever the family and mode
     answered = query(project, "select inference_mode, count(*) from eval_predictions where model_name = 'gemma270m' "
                               "group by 1")

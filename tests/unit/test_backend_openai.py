@@ -8,7 +8,7 @@ import pytest
 
 from evaluation_py.backends import get_backend
 from evaluation_py.backends.openai_backend import parse_retry_after
-from evaluation_py.backends.params import group_by_table
+from evaluation_py.backends.params import group_by_prompt_prefix
 from evaluation_py.running.runner import run_predictions
 from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
@@ -175,8 +175,22 @@ def test_sent_grouped_by_table_in_order():
     with FakeOpenAIServer() as srv:
         collect(backend(srv.base_url, concurrency=1), reqs)
         order = [k for _, k, _, _ in srv.events]
-    assert order == [r.question_id for r in group_by_table(reqs)]
+    assert order == [r.question_id for r in group_by_prompt_prefix(reqs)]
     assert order[:4] == ["q0", "q3", "q6", "q9"]
+
+
+def test_a_mode_and_format_s_requests_go_together_then_a_table_s():
+    from dataclasses import replace
+
+    base = make_requests(6, n_tables=2)  # q0..q5 on t0 t1 t0 t1 ...
+    # built as the entries build them: mode by mode, format by format, question by question
+    reqs = [replace(r, cache_key=f"{m}-{f}-{r.cache_key}", inference_mode=m, table_format=f)
+            for m in ("direct", "pot") for f in ("html", "markdown") for r in base]
+    ordered = group_by_prompt_prefix(reqs)
+    assert [(r.inference_mode, r.table_format) for r in ordered] == [
+        (m, f) for m in ("direct", "pot") for f in ("html", "markdown") for _ in range(6)]
+    assert [r.question_id for r in ordered[:6]] == ["q0", "q2", "q4", "q1", "q3", "q5"]
+    assert sorted(r.cache_key for r in ordered) == sorted(r.cache_key for r in reqs)
 
 
 def test_api_key_from_env(monkeypatch):

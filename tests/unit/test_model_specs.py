@@ -34,7 +34,7 @@ def test_unknown_key_names_entry_key_and_closest_known_key(entry, key, closest):
 
 def test_unknown_key_without_a_close_one_lists_the_known_keys():
     msg = error_of({"name": "m", "backend": "oracle", "zzzz": 1})
-    assert "unknown key 'zzzz'" in msg and "known keys: backend, base_model, choice_items, families, family, finetune_set, formats, max_turns, model, modes, name, params, params_b, release_date, sample, sample_per_family, sandbox, shots, sources, splits" in msg
+    assert "unknown key 'zzzz'" in msg and "known keys: backend, base_model, choice_items, families, family, finetune_set, formats, max_table_cells, max_turns, model, modes, name, params, params_b, release_date, sample, sample_per_family, sandbox, shots, sources, splits" in msg
 
 
 def test_a_key_of_another_backend_is_unknown():
@@ -211,12 +211,40 @@ def test_a_sample_holds_a_table_s_perturbed_views_together():
     assert (singles == 1).any()
 
 
+def test_max_table_cells_asks_only_on_small_tables_before_the_sample():
+    from evaluation_py.dbt_glue.evaluation_inputs import with_table_cells
+    from evaluation_py.running.requests import select_questions
+
+    families = ["q01", "welch_test"]
+    tables = pd.DataFrame({"table_id": [f"t{i}" for i in range(8)], "n_cells": [10, 500, 20, 900, 30, 40, 600, 12]})
+    questions = pd.DataFrame({"question_id": [f"t{i}--{f}" for i in range(8) for f in families],
+                              "table_id": [f"t{i}" for i in range(8) for _ in families],
+                              "family": [f for _ in range(8) for f in families]})
+    (small,) = parse_eval_models([{"name": "m", "backend": "oracle", "families": families, "sample_per_family": 2,
+                                   "max_table_cells": 30}])
+    sized = with_table_cells(questions, tables, "m")
+    chosen = select_questions(small, sized, 42)
+    # two per family, every one on a table of at most 30 cells (t0, t2, t4, t7)
+    assert chosen.groupby("family").size().to_dict() == dict.fromkeys(families, 2)
+    assert set(chosen["table_id"]) <= {"t0", "t2", "t4", "t7"}
+    (every,) = parse_eval_models([{"name": "m", "backend": "oracle", "max_table_cells": 30}])
+    assert len(select_questions(every, sized, 42)) == 8
+    with pytest.raises(ValueError, match="entry 'm': key `max_table_cells` needs each question's table size"):
+        select_questions(every, questions, 42)
+    with pytest.raises(ValueError, match="entry 'm': key `max_table_cells` reads benchmark_tables.n_cells"):
+        with_table_cells(questions, tables.drop(columns="n_cells"), "m")
+    with pytest.raises(ValueError, match="entry 'm': key `max_table_cells`: table 't7' has no row"):
+        with_table_cells(questions, tables.head(7), "m")
+
+
 @pytest.mark.parametrize("extra, message", [
     ({"families": ["welch_tset"]}, r"key `families`: .*welch_tset.*welch_test"),
     ({"families": []}, "key `families` .* non-empty list of distinct question families"),
     ({"families": ["q01", "q01"]}, "non-empty list of distinct"),
     ({"sample_per_family": 0}, "key `sample_per_family` 0 must be a positive number"),
     ({"sample_per_family": 1, "sample": 5}, "`sample` and `sample_per_family` exclude each other"),
+    ({"max_table_cells": 0}, "key `max_table_cells` 0 must be a positive number of cells"),
+    ({"max_table_cells": "50"}, "key `max_table_cells` '50' must be a positive number of cells"),
 ])
 def test_bad_family_keys_name_the_entry_and_the_key(extra, message):
     with pytest.raises(ValueError, match=r"eval_models entry 1 .*" + message):
