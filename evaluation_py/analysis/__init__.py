@@ -1,38 +1,58 @@
 """Analyses of HCT-QA scores (RQ1-RQ9 of the paper): property regressions,
-breakdowns, benchmark composition, figures and an HTML report. Plain Python, no dbt.
+breakdowns, benchmark composition, figures and an HTML report. Plain Python, no dbt."""
 
-The names below are a lazy front: each is imported from its module on first use, so a model reading one
-analysis does not import the plotting and statistics libraries the others need."""
-from generator_py.core.lazy_front import lazy_front
+from .breakdowns import (
+    answer_verbosity,
+    overall_scores,
+    scores_by_aggregation_type,
+    scores_by_creation_type,
+    scores_by_olap_operation,
+    scores_by_question_property,
+    scores_by_source_dataset,
+    scores_by_table_format,
+    scores_by_tables_read,
+    scores_by_template,
+    verbosity_correlation,
+)
+from .composition import benchmark_composition
+from .plots import (
+    plot_aggregation_type_heatmap,
+    plot_coefficients_by_model,
+    plot_composition,
+    plot_composition_all,
+    plot_question_property_heatmap,
+    plot_template_heatmap,
+    plot_verbosity_recall,
+)
+from .regression import REGRESSION_COLUMNS, property_regression, property_regressions
+from .report import write_report
+from .selection import model_order, primary_formats, select_scores
 
-_EXPORTS = {
-    "answer_verbosity": "breakdowns",
-    "overall_scores": "breakdowns",
-    "scores_by_aggregation_type": "breakdowns",
-    "scores_by_creation_type": "breakdowns",
-    "scores_by_olap_operation": "breakdowns",
-    "scores_by_question_property": "breakdowns",
-    "scores_by_source_dataset": "breakdowns",
-    "scores_by_table_format": "breakdowns",
-    "scores_by_tables_read": "breakdowns",
-    "scores_by_template": "breakdowns",
-    "verbosity_correlation": "breakdowns",
-    "benchmark_composition": "composition",
-    "plot_aggregation_type_heatmap": "plots",
-    "plot_coefficients_by_model": "plots",
-    "plot_composition": "plots",
-    "plot_composition_all": "plots",
-    "plot_question_property_heatmap": "plots",
-    "plot_template_heatmap": "plots",
-    "plot_verbosity_recall": "plots",
-    "REGRESSION_COLUMNS": "regression",
-    "property_regression": "regression",
-    "property_regressions": "regression",
-    "write_report": "report",
-    "model_order": "selection",
-    "primary_formats": "selection",
-    "select_scores": "selection",
-}
-__all__ = sorted(_EXPORTS)
-
-__getattr__, __dir__ = lazy_front(__name__, _EXPORTS, globals())
+__all__ = [
+    "REGRESSION_COLUMNS",
+    "answer_verbosity",
+    "benchmark_composition",
+    "model_order",
+    "overall_scores",
+    "plot_aggregation_type_heatmap",
+    "plot_coefficients_by_model",
+    "plot_composition",
+    "plot_composition_all",
+    "plot_question_property_heatmap",
+    "plot_template_heatmap",
+    "plot_verbosity_recall",
+    "primary_formats",
+    "property_regression",
+    "property_regressions",
+    "scores_by_aggregation_type",
+    "scores_by_creation_type",
+    "scores_by_olap_operation",
+    "scores_by_question_property",
+    "scores_by_source_dataset",
+    "scores_by_table_format",
+    "scores_by_tables_read",
+    "scores_by_template",
+    "select_scores",
+    "verbosity_correlation",
+    "write_report",
+]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats as _sps
 
 from evaluation_py.scoring.scores import mean_scores
 
@@ -195,8 +196,6 @@ def verbosity_correlation(verbosity: pd.DataFrame) -> pd.DataFrame:
         ok = np.isfinite(x) & np.isfinite(y)
         x, y = x[ok], y[ok]
         if len(x) >= 3 and np.ptp(x) > 0 and np.ptp(y) > 0:
-            from scipy import stats as _sps  # here: the other breakdowns need no scipy (a second to import)
-
             pr, pp = _sps.pearsonr(x, y)
             sr, sp = _sps.spearmanr(x, y)
         else:
