@@ -539,6 +539,11 @@ def _draw(tables: Sequence[ImageTable], folder: Path, workers: Optional[int]) ->
     _FORKED_TABLES = tables
     try:
         with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-            return [w for chunk in pool.map(_write_range, jobs, chunksize=1) for w in chunk]
+            written = [w for chunk in pool.map(_write_range, jobs, chunksize=1) for w in chunk]
+            # the workers end on their own: leaving the block would SIGTERM them, and a worker inherits the
+            # build's SIGTERM handler (an interrupt), whose traceback would land in the build's log
+            pool.close()
+            pool.join()
+            return written
     finally:
         _FORKED_TABLES = ()
