@@ -125,7 +125,7 @@ def library_digest() -> str:
     the libraries that compute, and the hctqa plugins installed (entry points and their modules)."""
     digest = hashlib.sha256(sys.version.encode())
     for package in _PACKAGES:
-        root = Path(sys.modules[package].__file__).parent if package in sys.modules else _package_root(package)
+        root = _package_root(package)
         for path in sorted(root.rglob("*.py")):
             digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
