@@ -282,6 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        if len(raw) < length:  # the client went away mid-request (killed): nothing to answer or count
+            self.close_connection = True
+            return
         if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
             return

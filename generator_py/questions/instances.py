@@ -2,8 +2,8 @@
 
 Tables travel as plain Python rows: `relational_tables` reads the DuckDB frames once into tuples (no
 per-table pandas frame is built unless something reads `.frame`), and `generate_all` sends workers compact
-tuples and gets rows back as tuples. Output does not depend on the number of workers: every table draws
-from its own seeded RNG and rows are sorted by question_id.
+tuples. Question rows come back as Arrow tables, made a batch at a time. Output does not depend on the number
+of workers: every table draws from its own seeded RNG and rows are sorted by question_id.
 """
 from __future__ import annotations
 
@@ -217,10 +217,10 @@ def _init_worker(nls: dict, seed: int, variety: str, measures: dict, families, p
     _WORKER["families"] = families
 
 
-def _work(chunk: list[tuple]) -> list[tuple]:
+def _work(chunk: list[tuple]) -> pa.Table:
     nls, seed, variety, measures = _WORKER["nls"], _WORKER["seed"], _WORKER["variety"], _WORKER["measures"]
     families = _WORKER["families"]
-    out: list[tuple] = []
+    out = _ArrowRows()
     with _young_gc() as collect:
         for c, p in chunk:
             t = _uncompact(c)
@@ -228,7 +228,7 @@ def _work(chunk: list[tuple]) -> list[tuple]:
             out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
                                       None if p is None else _uncompact(p), _WORKER["paraphrases"]))
             collect()
-    return out
+    return out.table()
 
 
 def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
@@ -249,6 +249,37 @@ def _to_arrow(rows: list[tuple]) -> pa.Table:
     if not rows:
         return pa.Table.from_pylist([])
     return pa.table({name: pa.array(list(col), type=_TYPES.get(name)) for name, col in zip(COLUMNS, zip(*rows))})
+
+
+def _concat(parts: list[pa.Table]) -> pa.Table:
+    """One table of `parts`; a column all NULL in one part takes the type the others give it (as one pass would)."""
+    parts = [p for p in parts if p.num_columns]
+    if not parts:
+        return pa.Table.from_pylist([])
+    return pa.concat_tables(parts, promote_options="permissive")
+
+
+class _ArrowRows:
+    """Question rows gathered as Arrow batches: Python tuples are held for one batch at a time, so memory
+    follows the compact columnar size of the questions, not the size of millions of Python objects."""
+
+    BATCH = 20_000
+
+    def __init__(self):
+        self._rows: list[tuple] = []
+        self._parts: list[pa.Table] = []
+
+    def extend(self, rows: list[tuple]) -> None:
+        self._rows.extend(rows)
+        if len(self._rows) >= self.BATCH:
+            self._parts.append(_to_arrow(self._rows))
+            self._rows = []
+
+    def table(self) -> pa.Table:
+        if self._rows:
+            self._parts.append(_to_arrow(self._rows))
+            self._rows = []
+        return _concat(self._parts)
 
 
 # columns that may be NULL on every row (a build without the naming families): typed, not null-typed
@@ -283,17 +314,17 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
         chunks = _chunks(tables, workers * 4)
         jobs = [[(_compact(tables[i]), _compact(partner[tables[i].table_id]) if tables[i].table_id in partner
                   else None) for i in c] for c in chunks]
+        del by_id, partner
         with ProcessPoolExecutor(workers, initializer=_init_worker,
                                  initargs=(nls, seed, variety, measures, families, restate)) as pool:
-            parts = list(pool.map(_work, jobs))
-        rows = [r for part in parts for r in part]
+            out = _concat(list(pool.map(_work, jobs)))
     else:
-        rows = []
+        rows = _ArrowRows()
         with _young_gc() as collect:
             for t in tables:
                 key = (t.domain, t.template_name)
                 rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
                                            partner.get(t.table_id), restate))
                 collect()
-    rows.sort(key=lambda r: r[0])
-    return _to_arrow(rows)
+        out = rows.table()
+    return out.sort_by("question_id") if out.num_rows else out

@@ -80,3 +80,17 @@ def test_generate_all_same_rows_for_any_worker_count(reference_tables, toy_nl_fr
     assert one.column_names == list(COLUMNS)
     assert one.equals(two)
     assert one.num_rows > 200 * 13
+
+
+def test_generate_all_same_table_for_any_batch_size(reference_tables, toy_nl_frames, toy_attrs, monkeypatch):
+    """Rows become Arrow a batch at a time; the types and rows do not depend on where the batches are cut
+    (a column NULL in one batch takes the type the others give it)."""
+    from generator_py.questions import instances
+    nl, meanings = toy_nl_frames
+    whole = generate_all(reference_tables, nl, meanings, toy_attrs, 5, workers=1)
+    monkeypatch.setattr(instances._ArrowRows, "BATCH", 3)
+    cut = generate_all(reference_tables, nl, meanings, toy_attrs, 5, workers=1)
+    assert whole.num_rows > 3 * 4
+    assert cut.schema == whole.schema
+    assert cut.equals(whole)
+    assert cut.column("question_id").to_pylist() == sorted(cut.column("question_id").to_pylist())
