@@ -14,6 +14,14 @@ def arrow_table(relation) -> pa.Table:
     return read()
 
 
+def column_batches(relation, rows: int = 250_000):
+    """The relation's rows in batches of about `rows`, each as {column: Python list}: a model walks a relation of
+    millions of rows holding one batch of Python objects at a time (`to_arrow_reader` from duckdb 1.4)."""
+    read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
+    for batch in read(rows):
+        yield batch.to_pydict()
+
+
 # DuckDB's `.df()` reads an integer column as pandas' nullable integers; Arrow's own conversion gives floats
 # with NaN where a value is missing
 _NULLABLE_INTEGERS = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),

@@ -2,7 +2,7 @@
 repeated on each row, so that one relation rebuilds every `TableGrid`."""
 from __future__ import annotations
 
-from typing import Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -62,6 +62,25 @@ def grids_from_columns(columns: Mapping[str, Sequence]) -> Iterator[tuple[str, T
         if i == len(table_ids) or table_ids[i] != table_ids[start]:
             yield table_ids[start], _grid(cells[start:i], settings[start])
             start = i
+
+
+def grids_from_batches(batches: Iterable[Mapping[str, list]]) -> Iterator[tuple[str, TableGrid]]:
+    """(table_id, grid) per table from the relation's rows in consecutive batches (each {column: list}, rows
+    ordered by table_id, grid_row, grid_col across batches); a table cut by a batch boundary is made whole
+    from the next batch. Errors as `grids_from_columns`."""
+    held: dict[str, list] = {}
+    for batch in batches:
+        columns = {c: held.get(c, []) + list(v) for c, v in batch.items()} if held else batch
+        ids = columns.get("table_id")
+        if not ids:
+            continue
+        cut = len(ids)  # the batch's last table may go on in the next batch: hold it back
+        while cut > 0 and ids[cut - 1] == ids[-1]:
+            cut -= 1
+        yield from grids_from_columns({c: v[:cut] for c, v in columns.items()}) if cut else ()
+        held = {c: v[cut:] for c, v in columns.items()}
+    if held.get("table_id"):
+        yield from grids_from_columns(held)
 
 
 def _grid(cells: list[Cell], settings: tuple) -> TableGrid:

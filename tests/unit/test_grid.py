@@ -8,7 +8,8 @@ import pytest
 
 from generator_py.grid.cells import Cell, TableGrid, check_cells
 from generator_py.grid.html_parse import grid_from_html, read_html_table
-from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_columns, grids_from_frame
+from generator_py.dbt_glue.relations import column_batches
+from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_batches, grids_from_columns, grids_from_frame
 from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv, layout_release_grid
 from generator_py.release.table_csv import parse_release_csv
 from generator_py.render.registry import format_names, get_format, register_format, render
@@ -241,6 +242,29 @@ def test_relation_rows_rebuild_the_grid():
     frame.loc[3, "text"] = None
     with pytest.raises(ValueError, match=r"table t-b, cell \(2, 2\) has no text"):
         list(grids_from_frame(frame))
+
+
+def test_grid_batches_cut_anywhere_rebuild_the_same_grids():
+    """The dbt model reads the grid relation a batch of rows at a time; a table cut by a batch boundary is whole."""
+    import duckdb
+    frame = pd.DataFrame(grid_rows("t-b", "synthetic", _accidents()) + grid_rows("t-a", "real", _outline())
+                         + grid_rows("t-c", "real", _outline()), columns=list(GRID_COLUMNS))
+    whole = list(grids_from_frame(frame))
+    assert [t for t, _ in whole] == ["t-a", "t-b", "t-c"]
+    con = duckdb.connect()
+    con.register("grid_frame", frame)
+    relation = con.table("grid_frame").order("table_id, grid_row, grid_col")
+    assert list(grids_from_batches(column_batches(relation))) == whole
+    ordered = frame.sort_values(["table_id", "grid_row", "grid_col"])
+    columns = {c: ordered[c].tolist() for c in frame.columns}
+    n = len(frame)
+    for size in (1, 2, 5, len(_outline().cells), n - 1, n):
+        batches = [{c: v[i:i + size] for c, v in columns.items()} for i in range(0, n, size)]
+        assert list(grids_from_batches(batches)) == whole, size
+    assert list(grids_from_batches([])) == []
+    columns["text"][len(_outline().cells) + 3] = None  # a cell of t-b
+    with pytest.raises(ValueError, match=r"table t-b, cell \(\d+, \d+\) has no text"):
+        list(grids_from_batches([{c: v[:5] for c, v in columns.items()}, {c: v[5:] for c, v in columns.items()}]))
 
 
 def test_registry_lookup_and_errors():
