@@ -183,3 +183,17 @@ final as (
 
 select * from final
 {% endmacro %}
+
+{#
+  Pre-hook of the models that run question_answers: past `rows` rows in `cells`, DuckDB runs the model on one
+  thread. Over many questions the final grouping of the value rows needs more than the memory limit when two
+  threads build their hash tables at once (10x scale: out of memory at 2 GB, and at 3 GB), and one thread stays
+  within it; the answers are the same. The post-hook `reset threads` gives the build back every core.
+#}
+{% macro one_duckdb_thread_past(cells, rows) %}
+  {%- if execute and run_query("select count(*) from " ~ cells).columns[0].values()[0] > rows -%}
+    set threads = 1
+  {%- else -%}
+    select 1
+  {%- endif -%}
+{% endmacro %}
