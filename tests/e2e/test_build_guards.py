@@ -4,7 +4,7 @@ Bad vars stop the build before anything built is replaced; marts of another buil
 check at its end) and mark the database incomplete;
 a replay model pointed at another file scores that file; a damaged or edited cache is never read as
 answers; failed requests warn, and fail the build above var max_failed_request_share; two databases in
-one folder keep their own exports.
+one folder keep their own exports; the models that execute the answers run on one DuckDB thread past a size.
 """
 from __future__ import annotations
 
@@ -173,3 +173,25 @@ def test_two_databases_in_one_folder_keep_their_own_exports(tmp_path):
     a, b = (project / "a_exports" / "hctqa_qaps.json"), (project / "b_exports" / "hctqa_qaps.json")
     assert a.is_file() and b.is_file() and a.read_bytes() != b.read_bytes()
     assert not (project / "exports").exists()
+
+
+# ------------------------------------------------------------------------------- answers within memory
+def test_answer_models_run_on_one_duckdb_thread_past_their_cells_limit(built, tmp_path):
+    """Over many questions the set-based answers need more than DuckDB's memory limit on two threads: each model
+    running them decides by its relational cells, before it runs, and gives the threads back after."""
+    project = clone(built, tmp_path / "p")
+    cells = query(project, "select count(*) from intermediate.int_relational_cells")[0][0]
+    assert cells > 0
+    for rows, statement in ((cells - 1, "set threads = 1"), (cells, "select 1")):
+        inline = f"{{{{ one_duckdb_thread_past(ref('int_relational_cells'), {rows}) }}}}"
+        out = run_dbt(project, "compile", "--inline", inline, "--vars", build_vars()).stdout
+        assert out.rstrip().endswith(statement), (rows, out[-300:])
+    nodes = json.loads((project / "target" / "manifest.json").read_text())["nodes"]
+    answers = {n["name"]: n["config"] for n in nodes.values()
+               if n["resource_type"] == "model" and "question_answers(" in n["raw_code"]}
+    assert set(answers) == {"int_question_answers", "int_obfuscated_question_answers",
+                            "int_counterfactual_question_answers"}
+    for name, config in answers.items():
+        assert [h["sql"] for h in config["post-hook"]] == ["reset threads"], name
+        (hook,) = [h["sql"] for h in config["pre-hook"]]
+        assert "one_duckdb_thread_past(ref(" in hook and "5000000" in hook, name
