@@ -10,6 +10,10 @@ inputs (a frame of results, a list of written files). The child must not touch a
 threads are not in the child): read first, then compute in the child.
 
 Where `os.fork` does not exist, or with HCTQA_NO_FORK=1 in the environment, the function runs in this process.
+
+`streamed_pool_map` is the other shape of the same work: many chunks through a pool of worker processes, the
+results handed on in order while the later chunks are computed, a few at a time, so the caller holds a few
+results, never all of them.
 """
 from __future__ import annotations
 
@@ -17,7 +21,9 @@ import os
 import pickle
 import sys
 import traceback
-from typing import Any, Callable, Sequence, TypeVar
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -46,6 +52,41 @@ def map_in_child_processes(fn: Callable[[Any], T], items: Sequence[Any]) -> list
     # read in order: a later child that finished first waits on its full pipe, it never blocks the others
     outcomes = [_collect(*child) for child in children]
     return [_result(fn, data, status) for data, status in outcomes]
+
+
+def streamed_pool_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int, ahead: Optional[int] = None,
+                      initializer: Optional[Callable] = None, initargs: tuple = ()) -> Iterator[T]:
+    """`fn(item)` for each of `items`, computed by `workers` worker processes and yielded in the order of
+    `items`; at most `ahead` items (default two per worker) are submitted beyond the one being yielded, and an
+    item is taken from `items` only when it is submitted, so a lazy iterable of chunks is made as it is used.
+    The pool starts at once (in the calling thread); it is shut down when the iterator is exhausted or closed."""
+    ahead = ahead or 2 * workers
+    pool = ProcessPoolExecutor(workers, initializer=initializer, initargs=initargs)
+    source = iter(items)
+    pending: deque = deque()
+
+    def submit_next() -> None:
+        for item in source:
+            pending.append(pool.submit(fn, item))
+            return
+
+    try:
+        for _ in range(ahead):
+            submit_next()
+    except BaseException:
+        pool.shutdown(cancel_futures=True)
+        raise
+
+    def results() -> Iterator[T]:
+        try:
+            while pending:
+                result = pending.popleft().result()
+                submit_next()
+                yield result
+        finally:
+            pool.shutdown(cancel_futures=True)
+
+    return results()
 
 
 def _can_fork() -> bool:

@@ -3,6 +3,8 @@ libraries without a pandas frame (a frame builds a Python object per text cell);
 Arrow (`frame`). No dbt imports."""
 from __future__ import annotations
 
+from typing import Iterable, Optional
+
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,6 +22,66 @@ def column_batches(relation, rows: int = 250_000):
     read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
     for batch in read(rows):
         yield batch.to_pydict()
+
+
+def landed(session, parts: Iterable[pa.Table], name: str, order_by: str = ""):
+    """Arrow tables of one relation, written into a temporary table of the model's DuckDB session as they come,
+    handed back as a relation (its rows sorted by the column `order_by` when given: parts that come sorted
+    and in order are not sorted again) for dbt to materialize: the model's process
+    holds a part at a time, DuckDB spills past its memory limit, and unlike a stream the relation can be read
+    twice (the build memo hashes what a model returns). The table lives as long as the session, which
+    dbt-duckdb opens for one Python model.
+
+    The parts have the same columns in the same order; a column all NULL in a part may be typed null there
+    (as pyarrow types a column of Nones): parts are held until every column has a type, and a later part's
+    null column takes that type. A column typed differently in two parts is an error naming it."""
+    temp = f"__landed_{name}"
+    scan = f"{temp}_part"
+    session.execute("set enable_progress_bar = false")  # a long insert would draw DuckDB's bar in dbt's log
+    schema: Optional[pa.Schema] = None
+    held: list[pa.Table] = []
+    in_order = True  # every row so far at or after the one before it, by `order_by`
+    last = None
+
+    def insert(table: pa.Table, create: bool) -> None:
+        session.register(scan, table)
+        try:
+            session.execute(f"create or replace temp table {temp} as select * from {scan}" if create
+                            else f"insert into {temp} select * from {scan}")
+        finally:
+            session.unregister(scan)
+
+    for part in parts:
+        if order_by and in_order and part.num_rows:
+            keys = part[order_by].combine_chunks()
+            in_order = (last is None or keys[0].as_py() >= last) and (
+                part.num_rows < 2 or pc.all(pc.less_equal(keys.slice(0, len(keys) - 1), keys.slice(1))).as_py())
+            last = keys[-1].as_py()
+        if schema is None:
+            held.append(part)
+            merged = pa.unify_schemas([p.schema for p in held], promote_options="permissive")
+            if not any(pa.types.is_null(f.type) for f in merged):
+                schema = merged
+                insert(pa.concat_tables([p.cast(schema) for p in held]), create=True)
+                held = []
+            continue
+        insert(_typed_as(part, schema, name), create=False)
+    if schema is None:  # some column is NULL in every part: typed null, as one table of all the parts would be
+        insert(pa.concat_tables(held, promote_options="permissive") if held else pa.table({}), create=True)
+    if order_by and not in_order:  # sorted once into a table of its own: the memo's hash and dbt's copy read it
+        session.execute(f"create or replace temp table {temp}_sorted as select * from {temp} order by {order_by}")
+        session.execute(f"drop table {temp}")
+        temp = f"{temp}_sorted"
+    return session.sql(f"select * from {temp}")
+
+
+def _typed_as(part: pa.Table, schema: pa.Schema, name: str) -> pa.Table:
+    if part.schema.names != schema.names:
+        raise ValueError(f"{name}: a part has the columns {part.schema.names}, the first parts {schema.names}")
+    for got, want in zip(part.schema, schema):
+        if got.type != want.type and not pa.types.is_null(got.type):
+            raise ValueError(f"{name}: column {got.name} is {got.type} in a part, {want.type} in the first parts")
+    return part.cast(schema)
 
 
 # DuckDB's `.df()` reads an integer column as pandas' nullable integers; Arrow's own conversion gives floats

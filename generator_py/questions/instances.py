@@ -1,9 +1,10 @@
 """From built relational tables (as DuckDB hands them over) to question instances, in parallel.
 
 Tables travel as plain Python rows: `relational_tables` reads the DuckDB frames once into tuples (no
-per-table pandas frame is built unless something reads `.frame`), and `generate_all` sends workers compact
-tuples. Question rows come back as Arrow tables, made a batch at a time. Output does not depend on the number
-of workers: every table draws from its own seeded RNG and rows are sorted by question_id.
+per-table pandas frame is built unless something reads `.frame`), and `question_parts` sends workers compact
+tuples, a chunk of tables at a time. Question rows come back as Arrow tables, made a batch at a time, one part
+per chunk (the model writes each into DuckDB as it comes). Output does not depend on the number of workers:
+every table draws from its own seeded RNG and rows are sorted by question_id.
 """
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ import gc
 import json
 import os
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor
-from typing import Optional, Sequence
+from typing import Iterator, Optional
 
 import pandas as pd
 import pyarrow as pa
@@ -20,6 +20,7 @@ import pyarrow as pa
 from . import (FAMILIES, METADATA_COLUMNS, QUESTION_PROPERTY_COLUMNS, FamilyRegistry, Measure,
                         generate_questions, load_domain_nl)
 from .spec import VALUE, Rows
+from ..core.child_process import streamed_pool_map
 from .table_pairs import partners_of_tables
 from ..tables.relational import RelationalTable, ShownAggregate, TableAttribute, label_lists, relational_rows
 from ..vocabulary.templates import load_templates
@@ -228,21 +229,8 @@ def _work(chunk: list[tuple]) -> pa.Table:
             out.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
                                       None if p is None else _uncompact(p), _WORKER["paraphrases"]))
             collect()
-    return out.table()
-
-
-def _chunks(tables: Sequence[RelationalTable], n: int) -> list[list[int]]:
-    """Indices of `tables` in `n` chunks of about equal work (greedy on the number of relational rows)."""
-    def size(t):
-        rows = getattr(t, "plain_rows", None)
-        return 40 + (len(rows) if rows is not None else len(t.frame))
-    loads = [0] * n
-    out: list[list[int]] = [[] for _ in range(n)]
-    for i in sorted(range(len(tables)), key=lambda i: -size(tables[i])):
-        k = min(range(n), key=loads.__getitem__)
-        out[k].append(i)
-        loads[k] += size(tables[i])
-    return [sorted(c) for c in out if c]
+    out = out.table()
+    return out.sort_by("question_id") if out.num_rows else out
 
 
 def _to_arrow(rows: list[tuple]) -> pa.Table:
@@ -292,7 +280,24 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
                  attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
                  variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
                  families: Optional[FamilyRegistry] = None, paraphrases: Optional[pd.DataFrame] = None) -> pa.Table:
-    """Questions of every table (columns COLUMNS); order and content do not depend on the number of workers.
+    """Questions of every table (columns COLUMNS) sorted by question_id: `question_parts` in one table."""
+    out = _concat(list(question_parts(tables, nl_templates, meanings, attributes, seed, workers, variety, measures,
+                                      families, paraphrases)))
+    return out.sort_by("question_id") if out.num_rows else out
+
+
+# most tables in a run a worker is sent (and in the part it hands back): a few MB in flight at any scale
+CHUNK_TABLES = 250
+
+
+def question_parts(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
+                   attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
+                   variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
+                   families: Optional[FamilyRegistry] = None,
+                   paraphrases: Optional[pd.DataFrame] = None) -> Iterator[pa.Table]:
+    """Questions of every table (columns COLUMNS) as Arrow tables of a run of tables each, each sorted by
+    question_id (with several workers, the runs in table id order); the rows do not depend on the number of
+    workers, which work on the next runs while a part is used.
 
     `measures`: per (domain, template_name), see template_measures; a template without one admits every
     aggregate. `families`: the question families of the build (default: every registered one); when one of
@@ -308,23 +313,27 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
     by_id = {t.table_id: t for t in tables}
     partner_ids = partners_of_tables(tables, seed) if any(f.n_tables == 2 for f in families) else {}
     partner = {tid: by_id[p] for tid, p in partner_ids.items()}
+    del by_id
     workers = workers or min(2, os.cpu_count() or 1)
     if workers > 1 and len(tables) > 200:
-        # a few chunks per worker, balanced by size, biggest first: workers stay busy until the end
-        chunks = _chunks(tables, workers * 4)
-        jobs = [[(_compact(tables[i]), _compact(partner[tables[i].table_id]) if tables[i].table_id in partner
-                  else None) for i in c] for c in chunks]
-        del by_id, partner
-        with ProcessPoolExecutor(workers, initializer=_init_worker,
-                                 initargs=(nls, seed, variety, measures, families, restate)) as pool:
-            out = _concat(list(pool.map(_work, jobs)))
-    else:
-        rows = _ArrowRows()
-        with _young_gc() as collect:
-            for t in tables:
-                key = (t.domain, t.template_name)
-                rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
-                                           partner.get(t.table_id), restate))
-                collect()
-        out = rows.table()
-    return out.sort_by("question_id") if out.num_rows else out
+        # runs of tables in id order, at least a few per worker: each part comes back sorted by question_id,
+        # which starts with the table's id, so the parts in turn are in question order; a worker that is done
+        # takes the next run; a run is made into compact tuples only when it is sent
+        order = sorted(range(len(tables)), key=lambda i: tables[i].table_id)
+        size = max(1, min(CHUNK_TABLES, -(-len(tables) // (workers * 4))))
+        jobs = ([(_compact(tables[i]), _compact(partner[tables[i].table_id]) if tables[i].table_id in partner
+                  else None) for i in order[start:start + size]] for start in range(0, len(order), size))
+        return streamed_pool_map(_work, jobs, workers, initializer=_init_worker,
+                                 initargs=(nls, seed, variety, measures, families, restate))
+    return _in_this_process(tables, nls, seed, variety, measures, families, partner, restate)
+
+
+def _in_this_process(tables, nls, seed, variety, measures, families, partner, restate) -> Iterator[pa.Table]:
+    rows = _ArrowRows()
+    with _young_gc() as collect:
+        for t in tables:
+            key = (t.domain, t.template_name)
+            rows.extend(_question_rows(t, nls[key], seed, variety, measures.get(key, Measure()), families,
+                                       partner.get(t.table_id), restate))
+            collect()
+    yield rows.table()

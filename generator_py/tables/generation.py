@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
-from typing import Optional
+from typing import Iterator, Optional
 
 import pandas as pd
 import pyarrow as pa
 
 from .sampling import SampledTable, sample_table
+from ..core.child_process import streamed_pool_map
 from ..vocabulary.templates import TableTemplate, Variant, expand_variants, load_options, load_templates
 from ..vocabulary.domains import Domain, load_domains
 from ..vocabulary.value_model import load_value_models
@@ -59,33 +59,66 @@ ROWS_SCHEMA = pa.schema([
 BATCH_ROWS = 50_000
 
 
-def _sample_chunk(args) -> pa.Table:
-    vocab, templates, variants, seed = args
-    by_key = {(t.domain, t.template_name): t for t in templates}
+_SAMPLER: dict = {}
+
+
+def _init_sampler(vocab: dict[str, Domain], templates: list[TableTemplate], seed: int) -> None:
+    """What every chunk of a worker reads, handed over once (inherited by the forked worker, not pickled)."""
+    _SAMPLER.update(vocab=vocab, by_key={(t.domain, t.template_name): t for t in templates}, seed=seed)
+
+
+def _sample_chunk(ranges: list[tuple[Variant, int, int]]) -> pa.Table:
+    """The tables of a chunk: (variant, first replica, last replica) ranges, in order (after _init_sampler)."""
+    vocab, by_key, seed = _SAMPLER["vocab"], _SAMPLER["by_key"], _SAMPLER["seed"]
     batches: list[pa.Table] = []
     cols: dict[str, list] = {f.name: [] for f in ROWS_SCHEMA}
-    for v in variants:
+    for v, first, last in ranges:
         t = by_key[(v.domain, v.template_name)]
-        for replica in range(1, v.replicas + 1):
+        for replica in range(first, last + 1):
             _append_rows(cols, t, v, sample_table(t, v, vocab[v.domain], replica, seed))
-        if len(cols["rel_row"]) >= BATCH_ROWS:  # Arrow holds rows far more compactly than Python lists
-            batches.append(pa.table(cols, schema=ROWS_SCHEMA))
-            cols = {f.name: [] for f in ROWS_SCHEMA}
+            if len(cols["rel_row"]) >= BATCH_ROWS:  # Arrow holds rows far more compactly than Python lists
+                batches.append(pa.table(cols, schema=ROWS_SCHEMA))
+                cols = {f.name: [] for f in ROWS_SCHEMA}
     batches.append(pa.table(cols, schema=ROWS_SCHEMA))
     return pa.concat_tables(batches)
 
 
+# tables per chunk a worker samples: the results in flight stay a few MB each at any scale
+CHUNK_TABLES = 250
+# fewer tables than this are sampled in this process: starting workers would cost more than they save
+POOL_MIN_TABLES = 500
+
+
+def _table_chunks(variants: list[Variant], size: int = CHUNK_TABLES) -> list[list[tuple[Variant, int, int]]]:
+    """The tables of `variants`, in order, cut into chunks of `size` tables ((variant, first, last replica))."""
+    chunks: list[list[tuple[Variant, int, int]]] = [[]]
+    room = size
+    for v in variants:
+        first = 1
+        while first <= v.replicas:
+            if room == 0:
+                chunks.append([])
+                room = size
+            last = min(v.replicas, first + room - 1)
+            chunks[-1].append((v, first, last))
+            room -= last - first + 1
+            first = last + 1
+    return [c for c in chunks if c]
+
+
 def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variants: list[Variant], seed: int,
-               workers: Optional[int] = None) -> pa.Table:
-    """Every table of every variant; each table has its own RNG, so the split over workers changes nothing."""
+               workers: Optional[int] = None) -> Iterator[pa.Table]:
+    """Every table of every variant, in variant then replica order, as Arrow tables of a chunk of tables each
+    (ROWS_SCHEMA): worker processes sample the next chunks while a chunk is used, so no process holds the
+    whole sample. Each table has its own RNG, so neither the split into chunks nor the workers change
+    anything."""
     workers = workers or min(2, os.cpu_count() or 1)
-    if workers <= 1 or sum(v.replicas for v in variants) < 500:
-        return _sample_chunk((vocab, templates, variants, seed))
-    size = -(-len(variants) // workers)
-    chunks = [variants[i:i + size] for i in range(0, len(variants), size)]
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(_sample_chunk, [(vocab, templates, c, seed) for c in chunks]))
-    return pa.concat_tables(parts)
+    chunks = _table_chunks(variants, CHUNK_TABLES)
+    if workers <= 1 or sum(v.replicas for v in variants) < POOL_MIN_TABLES:
+        _init_sampler(vocab, templates, seed)
+        return (_sample_chunk(c) for c in chunks)
+    return streamed_pool_map(_sample_chunk, chunks, workers, initializer=_init_sampler,
+                             initargs=(vocab, templates, seed))
 
 
 def _append_rows(cols: dict[str, list], t: TableTemplate, v: Variant, s: SampledTable) -> None:

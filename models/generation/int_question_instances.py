@@ -1,15 +1,16 @@
 """Question instances: every question family of the build's suites (var question_suites) drawn on every table,
-its SQL text and NL question (with var paraphrase_sets, also its text in every other phrasing of its template)."""
+its SQL text and NL question (with var paraphrase_sets, also its text in every other phrasing of its template),
+written into DuckDB a chunk of tables at a time as the workers make them, sorted by question_id."""
 import pandas as pd
 
 from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.vars import paraphrases_var, question_suites_var, seed_var, variety_var
-from generator_py.questions.instances import generate_all, relational_tables, template_measures
+from generator_py.questions.instances import question_parts, relational_tables, template_measures
 from generator_py.questions.families import families_for_suites
 from generator_py.questions.domain_nl import PARAPHRASE_SEED_FILE, tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
 from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, TREB_SEED_FILE
-from generator_py.dbt_glue.relations import frame
+from generator_py.dbt_glue.relations import frame, landed
 
 
 def model(dbt, session):
@@ -45,7 +46,8 @@ def model(dbt, session):
     paraphrases = None
     if paraphrases_var(dbt.config.get("paraphrase_sets")):  # the paraphrase-only phrasings (seed nl_paraphrases)
         paraphrases = tag_seed_rows(frame(dbt.ref("stg_nl_paraphrases")), PARAPHRASE_SEED_FILE)
-    return generate_all(tables, nl_templates, frame(dbt.ref("stg_nl_table_meanings")),
-                        frame(dbt.ref("stg_domain_attributes")), seed_var(dbt.config.get("seed")),
-                        variety=variety_var(dbt.config.get("question_variety")), measures=measures,
-                        families=families, paraphrases=paraphrases)
+    parts = question_parts(tables, nl_templates, frame(dbt.ref("stg_nl_table_meanings")),
+                           frame(dbt.ref("stg_domain_attributes")), seed_var(dbt.config.get("seed")),
+                           variety=variety_var(dbt.config.get("question_variety")), measures=measures,
+                           families=families, paraphrases=paraphrases)
+    return landed(session, parts, "int_question_instances", order_by="question_id")

@@ -1,7 +1,8 @@
-"""Sampled relational tables: one row per relational row, with its table's layout settings."""
+"""Sampled relational tables: one row per relational row, with its table's layout settings (streamed from the
+sampling workers into DuckDB a chunk of tables at a time)."""
 from generator_py.tables.generation import load_all, sample_all
 from generator_py.dbt_glue.vars import scale_options, seed_var
-from generator_py.dbt_glue.relations import frame
+from generator_py.dbt_glue.relations import frame, landed
 
 
 def model(dbt, session):
@@ -16,4 +17,4 @@ def model(dbt, session):
         options=frame(dbt.ref("stg_table_template_options")),
         **scale_options(dbt.config.get("replicas"), dbt.config.get("domains")),
     )
-    return sample_all(vocab, templates, variants, seed_var(dbt.config.get("seed")))
+    return landed(session, sample_all(vocab, templates, variants, seed_var(dbt.config.get("seed"))), "int_sampled_rows")

@@ -94,3 +94,24 @@ def test_generate_all_same_table_for_any_batch_size(reference_tables, toy_nl_fra
     assert cut.schema == whole.schema
     assert cut.equals(whole)
     assert cut.column("question_id").to_pylist() == sorted(cut.column("question_id").to_pylist())
+
+
+def test_question_parts_landed_in_duckdb_are_generate_alls_table(reference_tables, toy_nl_frames, toy_attrs,
+                                                                  monkeypatch, tmp_path):
+    """The model writes the workers' parts into DuckDB as they come and sorts there: the same rows, in the same
+    order and with the same types, as the one table generate_all makes, wherever the chunks are cut."""
+    import duckdb
+
+    from generator_py.dbt_glue.relations import landed
+    from generator_py.questions import instances
+    nl, meanings = toy_nl_frames
+    base = [_compact(t) for t in reference_tables]
+    many = [_uncompact((f"{c[0]}--x{i:03d}",) + c[1:]) for i in range(55) for c in base]
+    whole = generate_all(many, nl, meanings, toy_attrs, 5, workers=1)
+    monkeypatch.setattr(instances, "CHUNK_TABLES", 17)
+    parts = instances.question_parts(many, nl, meanings, toy_attrs, 5, workers=2)
+    session = duckdb.connect(str(tmp_path / "q.duckdb"))
+    got = landed(session, parts, "int_question_instances", order_by="question_id").to_arrow_table()
+    session.register("whole", whole)
+    assert got.num_rows == whole.num_rows > 200 * 13
+    assert got.equals(session.sql("select * from whole").to_arrow_table())

@@ -1,0 +1,88 @@
+"""The sampled relational tables come as Arrow tables of a chunk of tables each, made by worker processes while
+the model writes the earlier ones into DuckDB; neither the chunk size nor the number of workers may change a
+row or the order of the rows."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from generator_py.dbt_glue.relations import landed
+from generator_py.tables import generation
+from generator_py.tables.generation import ROWS_SCHEMA, _table_chunks, load_all, sample_all
+
+SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+def _vocabulary(replicas: int):
+    def read(name):
+        return pd.read_csv(SEEDS / f"{name}.csv", dtype=str, keep_default_na=False).replace("", None)
+
+    domain = sorted(set(read("table_templates")["domain"]))[0]
+    return load_all(attributes=read("domain_attributes"), values=read("domain_values"),
+                    ranges=read("domain_value_ranges"), effects=read("domain_value_effects"),
+                    templates=read("table_templates"), options=read("table_template_options"),
+                    replicas=replicas, domains=[domain])
+
+
+def test_chunks_cover_every_table_once_in_order_cutting_variants_anywhere():
+    _, _, variants = _vocabulary(replicas=3)
+    chunks = _table_chunks(variants, size=7)
+    tables = [(v.variant_id, v.domain, v.template_name, r) for c in chunks for v, a, b in c for r in range(a, b + 1)]
+    assert tables == [(v.variant_id, v.domain, v.template_name, r) for v in variants for r in range(1, v.replicas + 1)]
+    assert all(sum(b - a + 1 for _, a, b in c) == 7 for c in chunks[:-1])
+    assert any(len(c) > 1 for c in chunks) and any(a > 1 for c in chunks for _, a, _ in c)
+
+
+def test_stream_is_the_same_for_any_chunk_size_and_worker_count(monkeypatch):
+    vocab, templates, variants = _vocabulary(replicas=2)
+    one = pa.concat_tables(sample_all(vocab, templates, variants, seed=7, workers=1))
+    monkeypatch.setattr(generation, "CHUNK_TABLES", 3)
+    monkeypatch.setattr(generation, "POOL_MIN_TABLES", 1)
+    parts = list(sample_all(vocab, templates, variants, seed=7, workers=2))
+    assert len(parts) > 2 and all(p.schema == ROWS_SCHEMA for p in parts)
+    pooled = pa.concat_tables(parts)
+    assert pooled.num_rows == one.num_rows > 0
+    assert pooled.equals(one)
+    assert len(set(pooled["table_id"].to_pylist())) == sum(v.replicas for v in variants)
+
+
+def test_landed_parts_keep_their_order_and_can_be_read_twice(tmp_path):
+    session = duckdb.connect(str(tmp_path / "x.duckdb"))
+    parts = [pa.table({"k": list(range(i, i + 1000))[::-1], "s": [str(i)] * 1000}) for i in range(0, 5000, 1000)]
+    relation = landed(session, iter(parts), "t")
+    expected = [k for p in parts for k in p["k"].to_pylist()]
+    assert [r[0] for r in relation.fetchall()] == expected
+    assert [r[0] for r in relation.fetchall()] == expected  # a stream could not be read again
+    ordered = landed(session, iter(parts), "u", order_by="k")
+    assert [r[0] for r in ordered.fetchall()] == sorted(expected)
+
+
+def test_landed_parts_type_a_column_all_null_in_the_first_parts_by_a_later_part(tmp_path):
+    session = duckdb.connect(str(tmp_path / "x.duckdb"))
+    parts = [pa.table({"k": [1], "s": pa.nulls(1)}), pa.table({"k": [2], "s": ["a"]}), pa.table({"k": [3], "s": pa.nulls(1)})]
+    relation = landed(session, iter(parts), "t")
+    assert relation.types == ["BIGINT", "VARCHAR"]
+    assert relation.fetchall() == [(1, None), (2, "a"), (3, None)]
+
+
+def test_landed_parts_refuse_a_column_typed_two_ways_naming_it(tmp_path):
+    session = duckdb.connect(str(tmp_path / "x.duckdb"))
+    parts = [pa.table({"k": [1], "s": ["a"]}), pa.table({"k": [2.5], "s": ["b"]})]
+    with pytest.raises(ValueError, match="int_x: column k is double in a part, int64 in the first parts"):
+        landed(session, iter(parts), "int_x")
+
+
+def test_landed_parts_out_of_order_are_sorted_and_in_order_are_not_resorted(tmp_path):
+    session = duckdb.connect(str(tmp_path / "x.duckdb"))
+    parts = [pa.table({"k": ["b", "c"]}), pa.table({"k": ["a", "d"]})]  # each sorted, the second starts earlier
+    assert landed(session, iter(parts), "t", order_by="k").fetchall() == [("a",), ("b",), ("c",), ("d",)]
+    inside = [pa.table({"k": ["a", "c", "b"]})]
+    assert landed(session, iter(inside), "u", order_by="k").fetchall() == [("a",), ("b",), ("c",)]
+    ordered = [pa.table({"k": ["a", "b"]}), pa.table({"k": ["b", "c"]})]
+    relation = landed(session, iter(ordered), "v", order_by="k")
+    assert relation.fetchall() == [("a",), ("b",), ("b",), ("c",)]
+    assert "__landed_v_sorted" not in {r[0] for r in session.sql("select table_name from duckdb_tables()").fetchall()}
