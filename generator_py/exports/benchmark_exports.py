@@ -142,10 +142,12 @@ def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Tabl
     tables = _as_arrow(tables, frozenset(TABLE_PROPERTY_COLUMNS), frozenset(), "tables")
     questions = _as_arrow(questions, _BOOL_QUESTION_COLUMNS, _NUMERIC_QUESTION_COLUMNS, "questions")
     twin_tables, twin_questions = _is_twin(tables), _is_twin(questions)
-    parts = [("", tables.filter(pc.invert(twin_tables)), questions.filter(pc.invert(twin_questions)))]
     if pc.any(twin_tables).as_py() or pc.any(twin_questions).as_py():
-        parts.append((TWIN_SUFFIX, tables.filter(twin_tables), questions.filter(twin_questions)))
-    del tables, questions
+        parts = [("", tables.filter(pc.invert(twin_tables)), questions.filter(pc.invert(twin_questions))),
+                 (TWIN_SUFFIX, tables.filter(twin_tables), questions.filter(twin_questions))]
+    else:  # no twins: the marts as they came, not a filtered copy of every column
+        parts = [("", tables, questions)]
+    del tables, questions, twin_tables, twin_questions
     parts = [(suffix, *_part(t, q)) for suffix, t, q in parts]  # every part checked before a file is written
     paths: list[Path] = []
     try:
