@@ -24,30 +24,38 @@ def column_batches(relation, rows: int = 250_000):
         yield batch.to_pydict()
 
 
-def landed(session, parts: Iterable[pa.Table], name: str, order_by: str = ""):
-    """Arrow tables of one relation, written into a temporary table of the model's DuckDB session as they come,
-    handed back as a relation (its rows sorted by the column `order_by` when given: parts that come sorted
-    and in order are not sorted again) for dbt to materialize: the model's process
-    holds a part at a time, DuckDB spills past its memory limit, and unlike a stream the relation can be read
-    twice (the build memo hashes what a model returns). The table lives as long as the session, which
-    dbt-duckdb opens for one Python model.
+# Arrow a model keeps in its own memory before its parts go to DuckDB instead: a default-scale build's relations
+# fit, and stay one Arrow table as dbt-duckdb reads best; a larger one is written into DuckDB as it comes
+HOLD_BYTES = 256 * 2**20
+
+
+def landed(session, parts: Iterable[pa.Table], name: str, order_by: str = "", hold_bytes: int = HOLD_BYTES):
+    """Arrow tables of one relation, made one after the other, handed back for dbt to materialize, with its
+    rows sorted by the column `order_by` when given (parts that come sorted and in order are not sorted again).
+
+    Up to `hold_bytes` of parts, the result is one Arrow table. Past that, the parts are written into a
+    temporary table of the model's DuckDB session as they come, and the result is a relation reading it: the
+    model's process holds a part at a time, DuckDB spills past its memory limit, and unlike a stream the
+    relation can be read twice (the build memo hashes what a model returns). The table lives as long as the
+    session, which dbt-duckdb opens for one Python model.
 
     The parts have the same columns in the same order; a column all NULL in a part may be typed null there
     (as pyarrow types a column of Nones): parts are held until every column has a type, and a later part's
     null column takes that type. A column typed differently in two parts is an error naming it."""
     temp = f"__landed_{name}"
     scan = f"{temp}_part"
-    session.execute("set enable_progress_bar = false")  # a long insert would draw DuckDB's bar in dbt's log
     schema: Optional[pa.Schema] = None
     held: list[pa.Table] = []
+    held_bytes = 0
+    written = False
     in_order = True  # every row so far at or after the one before it, by `order_by`
     last = None
 
-    def insert(table: pa.Table, create: bool) -> None:
+    def write(table: pa.Table) -> None:
         session.register(scan, table)
         try:
-            session.execute(f"create or replace temp table {temp} as select * from {scan}" if create
-                            else f"insert into {temp} select * from {scan}")
+            session.execute(f"insert into {temp} select * from {scan}" if written
+                            else f"create or replace temp table {temp} as select * from {scan}")
         finally:
             session.unregister(scan)
 
@@ -57,17 +65,25 @@ def landed(session, parts: Iterable[pa.Table], name: str, order_by: str = ""):
             in_order = (last is None or keys[0].as_py() >= last) and (
                 part.num_rows < 2 or pc.all(pc.less_equal(keys.slice(0, len(keys) - 1), keys.slice(1))).as_py())
             last = keys[-1].as_py()
+        if schema is not None:
+            part = _typed_as(part, schema, name)
+        held.append(part)
+        held_bytes += part.nbytes
         if schema is None:
-            held.append(part)
             merged = pa.unify_schemas([p.schema for p in held], promote_options="permissive")
             if not any(pa.types.is_null(f.type) for f in merged):
                 schema = merged
-                insert(pa.concat_tables([p.cast(schema) for p in held]), create=True)
-                held = []
-            continue
-        insert(_typed_as(part, schema, name), create=False)
-    if schema is None:  # some column is NULL in every part: typed null, as one table of all the parts would be
-        insert(pa.concat_tables(held, promote_options="permissive") if held else pa.table({}), create=True)
+        if schema is not None and held_bytes > hold_bytes:
+            if not written:
+                session.execute("set enable_progress_bar = false")  # no bar of a long insert in dbt's log
+            write(pa.concat_tables([p.cast(schema) for p in held]))
+            written, held, held_bytes = True, [], 0
+    if not written:  # all of it in memory: one table (a column NULL in every part typed null, as concat types it)
+        out = pa.concat_tables([p.cast(schema) for p in held] if schema is not None else held,
+                               promote_options="permissive") if held else pa.table({})
+        return out.sort_by(order_by) if order_by and not in_order and out.num_rows else out
+    if held:
+        write(pa.concat_tables([p.cast(schema) for p in held]))
     if order_by and not in_order:  # sorted once into a table of its own: the memo's hash and dbt's copy read it
         session.execute(f"create or replace temp table {temp}_sorted as select * from {temp} order by {order_by}")
         session.execute(f"drop table {temp}")

@@ -1,6 +1,7 @@
 """Question instances: every question family of the build's suites (var question_suites) drawn on every table,
 its SQL text and NL question (with var paraphrase_sets, also its text in every other phrasing of its template),
-written into DuckDB a chunk of tables at a time as the workers make them, sorted by question_id."""
+made by the workers a chunk of tables at a time (a large build's chunks go to DuckDB as they come: `landed`),
+sorted by question_id."""
 import pandas as pd
 
 from generator_py.dbt_glue.relations import arrow_table

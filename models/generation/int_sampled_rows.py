@@ -1,5 +1,5 @@
-"""Sampled relational tables: one row per relational row, with its table's layout settings (streamed from the
-sampling workers into DuckDB a chunk of tables at a time)."""
+"""Sampled relational tables: one row per relational row, with its table's layout settings (made by the
+sampling workers a chunk of tables at a time; a large build's chunks go to DuckDB as they come: `landed`)."""
 from generator_py.tables.generation import load_all, sample_all
 from generator_py.dbt_glue.vars import scale_options, seed_var
 from generator_py.dbt_glue.relations import frame, landed

@@ -98,8 +98,9 @@ def test_generate_all_same_table_for_any_batch_size(reference_tables, toy_nl_fra
 
 def test_question_parts_landed_in_duckdb_are_generate_alls_table(reference_tables, toy_nl_frames, toy_attrs,
                                                                   monkeypatch, tmp_path):
-    """The model writes the workers' parts into DuckDB as they come and sorts there: the same rows, in the same
-    order and with the same types, as the one table generate_all makes, wherever the chunks are cut."""
+    """The model hands the workers' parts to `landed` (written into DuckDB as they come past a size, else one
+    Arrow table): the same rows, in the same order and with the same types, as the one table generate_all makes,
+    wherever the chunks are cut."""
     import duckdb
 
     from generator_py.dbt_glue.relations import landed
@@ -111,7 +112,11 @@ def test_question_parts_landed_in_duckdb_are_generate_alls_table(reference_table
     monkeypatch.setattr(instances, "CHUNK_TABLES", 17)
     parts = instances.question_parts(many, nl, meanings, toy_attrs, 5, workers=2)
     session = duckdb.connect(str(tmp_path / "q.duckdb"))
-    got = landed(session, parts, "int_question_instances", order_by="question_id").to_arrow_table()
+    in_duckdb = landed(session, parts, "int_question_instances", order_by="question_id", hold_bytes=0)
+    got = in_duckdb.to_arrow_table()
     session.register("whole", whole)
     assert got.num_rows == whole.num_rows > 200 * 13
     assert got.equals(session.sql("select * from whole").to_arrow_table())
+    in_memory = landed(session, instances.question_parts(many, nl, meanings, toy_attrs, 5, workers=2),
+                       "int_question_instances", order_by="question_id")
+    assert in_memory.equals(whole)

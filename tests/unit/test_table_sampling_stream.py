@@ -50,39 +50,55 @@ def test_stream_is_the_same_for_any_chunk_size_and_worker_count(monkeypatch):
     assert len(set(pooled["table_id"].to_pylist())) == sum(v.replicas for v in variants)
 
 
-def test_landed_parts_keep_their_order_and_can_be_read_twice(tmp_path):
+def _rows(result):
+    """The rows of what `landed` gives: an Arrow table (held in memory) or a DuckDB relation (written there)."""
+    return [tuple(r.values()) for r in result.to_pylist()] if isinstance(result, pa.Table) else result.fetchall()
+
+
+# 0: every part goes to DuckDB; the default: small parts stay one Arrow table
+HOLDS = pytest.mark.parametrize("hold", [0, 2**30], ids=["in-duckdb", "in-memory"])
+
+
+@HOLDS
+def test_landed_parts_keep_their_order_and_can_be_read_twice(tmp_path, hold):
     session = duckdb.connect(str(tmp_path / "x.duckdb"))
     parts = [pa.table({"k": list(range(i, i + 1000))[::-1], "s": [str(i)] * 1000}) for i in range(0, 5000, 1000)]
-    relation = landed(session, iter(parts), "t")
+    result = landed(session, iter(parts), "t", hold_bytes=hold)
+    assert isinstance(result, pa.Table) == (hold > 0)
     expected = [k for p in parts for k in p["k"].to_pylist()]
-    assert [r[0] for r in relation.fetchall()] == expected
-    assert [r[0] for r in relation.fetchall()] == expected  # a stream could not be read again
-    ordered = landed(session, iter(parts), "u", order_by="k")
-    assert [r[0] for r in ordered.fetchall()] == sorted(expected)
+    assert [r[0] for r in _rows(result)] == expected
+    assert [r[0] for r in _rows(result)] == expected  # a stream could not be read again
+    ordered = landed(session, iter(parts), "u", order_by="k", hold_bytes=hold)
+    assert [r[0] for r in _rows(ordered)] == sorted(expected)
 
 
-def test_landed_parts_type_a_column_all_null_in_the_first_parts_by_a_later_part(tmp_path):
+@HOLDS
+def test_landed_parts_type_a_column_all_null_in_the_first_parts_by_a_later_part(tmp_path, hold):
     session = duckdb.connect(str(tmp_path / "x.duckdb"))
     parts = [pa.table({"k": [1], "s": pa.nulls(1)}), pa.table({"k": [2], "s": ["a"]}), pa.table({"k": [3], "s": pa.nulls(1)})]
-    relation = landed(session, iter(parts), "t")
-    assert relation.types == ["BIGINT", "VARCHAR"]
-    assert relation.fetchall() == [(1, None), (2, "a"), (3, None)]
+    result = landed(session, iter(parts), "t", hold_bytes=hold)
+    if hold:
+        assert result.schema == pa.schema([("k", pa.int64()), ("s", pa.string())])
+    else:
+        assert result.types == ["BIGINT", "VARCHAR"]
+    assert _rows(result) == [(1, None), (2, "a"), (3, None)]
 
 
-def test_landed_parts_refuse_a_column_typed_two_ways_naming_it(tmp_path):
+@HOLDS
+def test_landed_parts_refuse_a_column_typed_two_ways_naming_it(tmp_path, hold):
     session = duckdb.connect(str(tmp_path / "x.duckdb"))
     parts = [pa.table({"k": [1], "s": ["a"]}), pa.table({"k": [2.5], "s": ["b"]})]
     with pytest.raises(ValueError, match="int_x: column k is double in a part, int64 in the first parts"):
-        landed(session, iter(parts), "int_x")
+        landed(session, iter(parts), "int_x", hold_bytes=hold)
 
 
-def test_landed_parts_out_of_order_are_sorted_and_in_order_are_not_resorted(tmp_path):
+@HOLDS
+def test_landed_parts_out_of_order_are_sorted_and_in_order_are_not_resorted(tmp_path, hold):
     session = duckdb.connect(str(tmp_path / "x.duckdb"))
     parts = [pa.table({"k": ["b", "c"]}), pa.table({"k": ["a", "d"]})]  # each sorted, the second starts earlier
-    assert landed(session, iter(parts), "t", order_by="k").fetchall() == [("a",), ("b",), ("c",), ("d",)]
+    assert _rows(landed(session, iter(parts), "t", order_by="k", hold_bytes=hold)) == [("a",), ("b",), ("c",), ("d",)]
     inside = [pa.table({"k": ["a", "c", "b"]})]
-    assert landed(session, iter(inside), "u", order_by="k").fetchall() == [("a",), ("b",), ("c",)]
+    assert _rows(landed(session, iter(inside), "u", order_by="k", hold_bytes=hold)) == [("a",), ("b",), ("c",)]
     ordered = [pa.table({"k": ["a", "b"]}), pa.table({"k": ["b", "c"]})]
-    relation = landed(session, iter(ordered), "v", order_by="k")
-    assert relation.fetchall() == [("a",), ("b",), ("b",), ("c",)]
+    assert _rows(landed(session, iter(ordered), "v", order_by="k", hold_bytes=hold)) == [("a",), ("b",), ("b",), ("c",)]
     assert "__landed_v_sorted" not in {r[0] for r in session.sql("select table_name from duckdb_tables()").fetchall()}
