@@ -24,6 +24,12 @@ def column_batches(relation, rows: int = 250_000):
         yield batch.to_pydict()
 
 
+def rows_scored(relation, scores, key: str):
+    """The rows of `relation` whose `key` (question_id, table_id) some row of `scores` has, ordered by it: what an
+    analysis of the scores looks up, not the whole mart (a frame of every question is GBs at 10x scale)."""
+    return relation.join(scores.project(key).distinct().set_alias("scored"), key, how="semi").order(key)
+
+
 # Arrow a model keeps in its own memory before its parts go to DuckDB instead: a default-scale build's relations
 # fit, and stay one Arrow table as dbt-duckdb reads best; a larger one is written into DuckDB as it comes
 HOLD_BYTES = 256 * 2**20
