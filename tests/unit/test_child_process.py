@@ -1,11 +1,13 @@
-"""A computation in a forked child process (generator_py.core.child_process): its result, its errors."""
+"""A computation in a forked child process (generator_py.core.child_process): its result, its errors; chunks
+through a pool of workers, their results in order."""
 import os
 import threading
+import time
 
 import pandas as pd
 import pytest
 
-from generator_py.core.child_process import ChildComputationError, in_child_process
+from generator_py.core.child_process import ChildComputationError, in_child_process, streamed_pool_map
 
 
 def _pid_and_sum(frame: pd.DataFrame) -> tuple[int, float]:
@@ -62,3 +64,38 @@ def test_a_map_runs_each_item_in_a_child_of_its_own_in_order():
     assert len({pid for pid, _ in got}) == 3 and os.getpid() not in {pid for pid, _ in got}
     with pytest.raises(ValueError, match="seed row 7"):
         map_in_child_processes(_fails, ["value", "value"])
+
+
+def _square_with_pid(x: int) -> tuple[int, int]:
+    time.sleep(0.01 * (x % 3))  # finished out of order: the results must still come in order
+    return x * x, os.getpid()
+
+
+def test_a_streamed_pool_map_yields_in_order_taking_items_only_as_it_submits_them():
+    pulled = []
+
+    def items():
+        for x in range(20):
+            pulled.append(x)
+            yield x
+
+    results = streamed_pool_map(_square_with_pid, items(), workers=2, ahead=3)
+    assert pulled == [0, 1, 2]  # the first `ahead` submitted at once, nothing more read
+    first = next(results)
+    assert first[0] == 0 and len(pulled) == 4
+    rest = list(results)
+    assert [r[0] for r in [first, *rest]] == [x * x for x in range(20)]
+    assert os.getpid() not in {pid for _, pid in [first, *rest]}
+
+
+def test_a_streamed_pool_map_raises_a_workers_error_where_it_is_read():
+    results = streamed_pool_map(_fails_on_three, iter(range(6)), workers=2)
+    assert [next(results) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="three"):
+        next(results)
+
+
+def _fails_on_three(x: int) -> int:
+    if x == 3:
+        raise ValueError("three")
+    return x
