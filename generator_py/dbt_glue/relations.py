@@ -24,6 +24,26 @@ def column_batches(relation, rows: int = 250_000):
         yield batch.to_pydict()
 
 
+def whole_groups(relation, key: str, rows: int = 250_000):
+    """The rows of `relation` (ordered by `key`) as Arrow tables of about `rows` rows, each holding every row
+    of its `key` values: a group cut by a batch boundary is held back and joined to the next batch's."""
+    read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
+    held = None
+    for batch in read(rows):
+        table = pa.Table.from_batches([batch])
+        if held is not None:
+            table = pa.concat_tables([held, table])
+        if not table.num_rows:
+            continue
+        keys = table[key]
+        cut = pc.index(keys, keys[-1]).as_py()  # where the last group starts: it may go on in the next batch
+        if cut:
+            yield table.slice(0, cut)
+        held = table.slice(cut)
+    if held is not None and held.num_rows:
+        yield held
+
+
 def rows_scored(relation, scores, key: str):
     """The rows of `relation` whose `key` (question_id, table_id) some row of `scores` has, ordered by it: what an
     analysis of the scores looks up, not the whole mart (a frame of every question is GBs at 10x scale)."""

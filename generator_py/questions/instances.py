@@ -9,10 +9,11 @@ every table draws from its own seeded RNG and rows are sorted by question_id.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 from contextlib import contextmanager
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 import pandas as pd
 import pyarrow as pa
@@ -66,16 +67,24 @@ class PlainRelationalTable(RelationalTable):
 
 def relational_tables(instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table", aggregates: "pd.DataFrame | pa.Table",
                       header_cells: Optional[pd.DataFrame] = None) -> list[RelationalTable]:
-    """One RelationalTable per instance; `rows` from int_relational_rows, `aggregates` the shown aggregate cells
-    (frames, or Arrow tables as DuckDB hands them over),
-    `header_cells` (optional: table_id, grid_row, grid_col, role, text of the header cells of int_hct_cells)
-    what the header naming family asks about.
+    """One RelationalTable per instance, in table id order; `rows` from int_relational_rows, `aggregates` the
+    shown aggregate cells (frames, or Arrow tables as DuckDB hands them over), `header_cells` (optional:
+    table_id, grid_row, grid_col, role, text of the header cells of int_hct_cells) what the header naming
+    family asks about. `relational_table_stream` over all the rows at once."""
+    return list(relational_table_stream(instances, [rows], aggregates, header_cells))
+
+
+def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.DataFrame | pa.Table"],
+                            aggregates: "pd.DataFrame | pa.Table",
+                            header_cells: Optional[pd.DataFrame] = None) -> Iterator[RelationalTable]:
+    """One RelationalTable per instance, in table id order, made as `row_parts` are read: parts of
+    int_relational_rows each holding its tables whole, the parts in table id order (one part: any order), so
+    a caller holds the tables of a part, not of the build. An instance without rows has no records.
 
     Shown aggregates of a table are sorted by (row_group, col_group), so that the result does not depend on
     the order in which DuckDB returns them (a DISTINCT query has none).
     """
     canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
-    by_table = relational_rows(rows, canon=canon)
     aggs_by_table: dict[str, list] = {}
     if not isinstance(aggregates, pa.Table):
         aggregates = pa.table({"table_id": pa.array(aggregates["table_id"].tolist(), pa.string()),
@@ -87,28 +96,49 @@ def relational_tables(instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table", 
     for i, (tid, v) in enumerate(zip(aggregates["table_id"].to_pylist(), aggregates["value"].to_pylist())):
         aggs_by_table.setdefault(tid, []).append(ShownAggregate(
             tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]), tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), v))
+    del row_groups, col_groups, row_bounds, col_bounds
     headers_by_table: dict[str, list] = {}
     if header_cells is not None:
         for tid, r, c, role, text in zip(*(header_cells[k].tolist() for k in ("table_id", "grid_row", "grid_col",
                                                                                "role", "text"))):
             headers_by_table.setdefault(tid, []).append((int(r), int(c), str(role), str(text)))
-    out: list[RelationalTable] = []
     cols = ["table_id", "domain", "template_name", "value_name", "value_is_integer", "agg_fun", "agg_name",
             "row_attributes", "row_attribute_codes", "row_attribute_levels",
             "col_attributes", "col_attribute_codes", "col_attribute_levels"]
-    for (tid, domain, template_name, value_name, value_is_integer, agg_fun, agg_name,
-         rnames, rcodes, rlevels, cnames, ccodes, clevels) in zip(*(instances[c].tolist() for c in cols)):
+    described = {str(r[0]): r for r in zip(*(instances[c].tolist() for c in cols))}
+
+    def table(tid: str, records: list) -> PlainRelationalTable:
+        (_, domain, template_name, value_name, value_is_integer, agg_fun, agg_name,
+         rnames, rcodes, rlevels, cnames, ccodes, clevels) = described[tid]
         attributes = tuple(
             TableAttribute(str(name), str(code), int(level), axis, depth + 1)
             for axis, names, codes, levels in (("row", rnames, rcodes, rlevels), ("col", cnames, ccodes, clevels))
             for depth, (name, code, level) in enumerate(zip(names, codes, levels)))
-        table_rows = by_table.get(tid)
-        records = table_rows.records if table_rows is not None else []
         shown = tuple(sorted(aggs_by_table.get(tid, ()), key=lambda a: (a.row_group, a.col_group, a.value)))
-        out.append(PlainRelationalTable(str(tid), str(domain), str(template_name), str(value_name), attributes,
-                                        records, bool(value_is_integer), str(agg_fun), str(agg_name),
-                                        shown, tuple(sorted(headers_by_table.get(tid, ())))))
-    return out
+        return PlainRelationalTable(tid, str(domain), str(template_name), str(value_name), attributes, records,
+                                    bool(value_is_integer), str(agg_fun), str(agg_name), shown,
+                                    tuple(sorted(headers_by_table.get(tid, ()))))
+
+    ids = sorted(described)
+    i = 0
+    read: Optional[str] = None  # the last table of the parts read so far
+    for part in row_parts:
+        by_table = relational_rows(part, canon=canon)
+        for tid in sorted(by_table):
+            if read is not None and tid <= read:
+                raise ValueError(f"int_relational_rows: table {tid!r} comes in a part after table {read!r}: each "
+                                 "part must hold its tables whole, the parts in table id order")
+            read = tid
+            while i < len(ids) and ids[i] < tid:  # instances without rows
+                yield table(ids[i], [])
+                i += 1
+            if i < len(ids) and ids[i] == tid:
+                yield table(tid, by_table[tid].records)
+                i += 1
+        del by_table
+    while i < len(ids):
+        yield table(ids[i], [])
+        i += 1
 
 
 # ------------------------------------------------------------------ generation
@@ -290,39 +320,46 @@ def generate_all(tables: list[RelationalTable], nl_templates: pd.DataFrame, mean
 CHUNK_TABLES = 250
 
 
-def question_parts(tables: list[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
+def question_parts(tables: Iterable[RelationalTable], nl_templates: pd.DataFrame, meanings: pd.DataFrame,
                    attributes: pd.DataFrame, seed: int, workers: Optional[int] = None,
                    variety: str = "paper", measures: Optional[dict[tuple[str, str], Measure]] = None,
-                   families: Optional[FamilyRegistry] = None,
-                   paraphrases: Optional[pd.DataFrame] = None) -> Iterator[pa.Table]:
+                   families: Optional[FamilyRegistry] = None, paraphrases: Optional[pd.DataFrame] = None,
+                   table_keys: Optional[list[tuple[str, str]]] = None) -> Iterator[pa.Table]:
     """Questions of every table (columns COLUMNS) as Arrow tables of a run of tables each, each sorted by
-    question_id (with several workers, the runs in table id order); the rows do not depend on the number of
-    workers, which work on the next runs while a part is used.
+    question_id (with several workers, the runs in the order of `tables`); the rows do not depend on the number
+    of workers, which work on the next runs while a part is used.
 
-    `measures`: per (domain, template_name), see template_measures; a template without one admits every
-    aggregate. `families`: the question families of the build (default: every registered one); when one of
-    them reads two tables, each table is paired first (questions/table_pairs.py).
-    `paraphrases`: the paraphrase-only phrasings (seeds/nl_paraphrases.csv); given, each question also carries
-    its text in every other phrasing of its template (`paraphrases_json`, NULL otherwise), the questions
-    themselves unchanged."""
+    `tables`: a list, or an iterator read once, as the runs are sent (`relational_table_stream`: in table id
+    order, so the parts come in question order), with `table_keys` then the (domain, template_name) of every
+    table. When a family of the build reads two tables, every table is read first, to pair them
+    (questions/table_pairs.py). `measures`: per (domain, template_name), see template_measures; a template
+    without one admits every aggregate. `families`: the question families of the build (default: every
+    registered one). `paraphrases`: the paraphrase-only phrasings (seeds/nl_paraphrases.csv); given, each
+    question also carries its text in every other phrasing of its template (`paraphrases_json`, NULL
+    otherwise), the questions themselves unchanged."""
     measures = measures or {}
     families = FAMILIES if families is None else families
     restate = paraphrases is not None
+    pairs = any(f.n_tables == 2 for f in families)
+    if table_keys is None or pairs:
+        tables = sorted(tables, key=lambda t: t.table_id)
+        table_keys = [(t.domain, t.template_name) for t in tables]
     nls = {k: load_domain_nl(nl_templates, meanings, attributes, *k, families=families, paraphrases_df=paraphrases)
-           for k in dict.fromkeys((t.domain, t.template_name) for t in tables)}
-    by_id = {t.table_id: t for t in tables}
-    partner_ids = partners_of_tables(tables, seed) if any(f.n_tables == 2 for f in families) else {}
-    partner = {tid: by_id[p] for tid, p in partner_ids.items()}
-    del by_id
+           for k in dict.fromkeys(table_keys)}
+    partner: dict = {}
+    if pairs:
+        by_id = {t.table_id: t for t in tables}
+        partner = {tid: by_id[p] for tid, p in partners_of_tables(tables, seed).items()}
+        del by_id
     workers = workers or min(2, os.cpu_count() or 1)
-    if workers > 1 and len(tables) > 200:
-        # runs of tables in id order, at least a few per worker: each part comes back sorted by question_id,
-        # which starts with the table's id, so the parts in turn are in question order; a worker that is done
-        # takes the next run; a run is made into compact tuples only when it is sent
-        order = sorted(range(len(tables)), key=lambda i: tables[i].table_id)
-        size = max(1, min(CHUNK_TABLES, -(-len(tables) // (workers * 4))))
-        jobs = ([(_compact(tables[i]), _compact(partner[tables[i].table_id]) if tables[i].table_id in partner
-                  else None) for i in order[start:start + size]] for start in range(0, len(order), size))
+    if workers > 1 and len(table_keys) > 200:
+        # runs of tables, at least a few per worker: each part comes back sorted by question_id, which starts
+        # with the table's id, so runs in table id order give parts in question order; a worker that is done
+        # takes the next run; a run is read and made into compact tuples only when it is sent
+        size = max(1, min(CHUNK_TABLES, -(-len(table_keys) // (workers * 4))))
+        runs = iter(tables)
+        jobs = ([(_compact(t), _compact(partner[t.table_id]) if t.table_id in partner else None) for t in run]
+                for run in iter(lambda: list(itertools.islice(runs, size)), []))
         return streamed_pool_map(_work, jobs, workers, initializer=_init_worker,
                                  initargs=(nls, seed, variety, measures, families, restate))
     return _in_this_process(tables, nls, seed, variety, measures, families, partner, restate)

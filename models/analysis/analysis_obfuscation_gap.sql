@@ -19,7 +19,7 @@ scored as (
 pairs as (
     select
         o.model_name, o.backend, o.model, o.table_format, o.inference_mode, o.scoring_mode, o.metric,
-        o.value as value_original, x.value as value_obfuscated
+        o.question_id, o.value as value_original, x.value as value_obfuscated
     from scored as o
     inner join scored as x
         on x.original_question_id = o.question_id
@@ -33,11 +33,12 @@ final as (
     select
         model_name, backend, model, table_format, inference_mode, scoring_mode, metric,
         count(*) as n_pairs,
-        avg(value_original) as value_original,
-        avg(value_obfuscated) as value_obfuscated,
-        avg(value_original) - avg(value_obfuscated) as gap
+        -- summed in question order: a parallel sum of doubles differs in the last bit from run to run
+        avg(value_original order by question_id) as value_original,
+        avg(value_obfuscated order by question_id) as value_obfuscated,
+        avg(value_original order by question_id) - avg(value_obfuscated order by question_id) as gap
     from pairs
-    group by all
+    group by model_name, backend, model, table_format, inference_mode, scoring_mode, metric
 )
 
 select final.*, build.build_fingerprint from final

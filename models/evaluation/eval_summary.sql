@@ -25,7 +25,8 @@ grouped as (
         count(*) filter (where not left_out) as n,
         count(*) filter (where left_out) as n_left_out,
         count(*) filter (where unanswered) as unanswered,
-        avg(value) filter (where not left_out) as value
+        -- summed in prediction order: a parallel sum of doubles differs in the last bit from run to run
+        avg(value order by cache_key) filter (where not left_out) as value
     from scores
     group by grouping sets (
         (model_name, backend, model, table_format, inference_mode, variant, scoring_mode, metric),

@@ -6,12 +6,12 @@ import pandas as pd
 
 from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.vars import paraphrases_var, question_suites_var, seed_var, variety_var
-from generator_py.questions.instances import question_parts, relational_tables, template_measures
+from generator_py.questions.instances import question_parts, relational_table_stream, template_measures
 from generator_py.questions.families import families_for_suites
 from generator_py.questions.domain_nl import PARAPHRASE_SEED_FILE, tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
 from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, TREB_SEED_FILE
-from generator_py.dbt_glue.relations import frame, landed
+from generator_py.dbt_glue.relations import frame, landed, whole_groups
 
 
 def model(dbt, session):
@@ -32,8 +32,13 @@ def model(dbt, session):
     measures = template_measures(frame(dbt.ref("stg_domain_attributes")), frame(dbt.ref("stg_domain_values")),
                                  frame(dbt.ref("stg_domain_value_ranges")), frame(dbt.ref("stg_table_templates")),
                                  *knowledge)
-    tables = relational_tables(frame(dbt.ref("int_table_instances")), arrow_table(dbt.ref("int_relational_rows")),
-                               aggregates, headers)
+    instances = frame(dbt.ref("int_table_instances"))
+    # the relational rows a few thousand tables at a time, on a cursor of their own: the parts written into
+    # DuckDB meanwhile (a large build) do not end the read
+    reader = session.cursor()
+    reader.execute("set enable_progress_bar = false")  # no bar of the sort at 10x scale in dbt's log
+    rows = reader.sql(dbt.ref("int_relational_rows").order("table_id, rel_row").sql_query())
+    tables = relational_table_stream(instances, whole_groups(rows, "table_id"), aggregates, headers)
     # each suite beyond hctqa has its families' phrasings in a seed of its own, read when the build asks them
     suites = {f.suite for f in families}
     nl_templates = frame(dbt.ref("stg_nl_templates"))
@@ -50,5 +55,6 @@ def model(dbt, session):
     parts = question_parts(tables, nl_templates, frame(dbt.ref("stg_nl_table_meanings")),
                            frame(dbt.ref("stg_domain_attributes")), seed_var(dbt.config.get("seed")),
                            variety=variety_var(dbt.config.get("question_variety")), measures=measures,
-                           families=families, paraphrases=paraphrases)
+                           families=families, paraphrases=paraphrases,
+                           table_keys=list(zip(instances["domain"].tolist(), instances["template_name"].tolist())))
     return landed(session, parts, "int_question_instances", order_by="question_id")

@@ -102,3 +102,60 @@ def test_landed_parts_out_of_order_are_sorted_and_in_order_are_not_resorted(tmp_
     ordered = [pa.table({"k": ["a", "b"]}), pa.table({"k": ["b", "c"]})]
     assert _rows(landed(session, iter(ordered), "v", order_by="k", hold_bytes=hold)) == [("a",), ("b",), ("b",), ("c",)]
     assert "__landed_v_sorted" not in {r[0] for r in session.sql("select table_name from duckdb_tables()").fetchall()}
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 100])
+def test_whole_groups_hold_every_row_of_a_key_together_wherever_batches_cut(tmp_path, rows):
+    from generator_py.dbt_glue.relations import whole_groups
+
+    session = duckdb.connect(str(tmp_path / "x.duckdb"))
+    keys = ["a"] * 3 + ["b"] + ["c"] * 5 + ["d"] * 2
+    session.execute("create table t as select * from (values " + ", ".join(f"('{k}', {i})" for i, k in enumerate(keys))
+                    + ") v(k, i)")
+    parts = list(whole_groups(session.table("t").order("k, i"), "k", rows=rows))
+    assert [k for p in parts for k in p["k"].to_pylist()] == keys
+    assert [i for p in parts for i in p["i"].to_pylist()] == list(range(len(keys)))
+    seen = [set(p["k"].to_pylist()) for p in parts]
+    assert all(not (a & b) for n, a in enumerate(seen) for b in seen[n + 1:])  # no key in two parts
+
+
+def _instances_rows_aggregates():
+    ids = ["t3", "t1", "t2", "t4"]  # t4 has no relational rows
+    instances = pd.DataFrame({
+        "table_id": ids, "domain": ["d"] * 4, "template_name": ["m"] * 4, "value_name": ["Count"] * 4,
+        "value_is_integer": [True] * 4, "agg_fun": ["sum"] * 4, "agg_name": ["Total"] * 4,
+        "row_attributes": [["Year"]] * 4, "row_attribute_codes": [["year"]] * 4, "row_attribute_levels": [[1]] * 4,
+        "col_attributes": [["Sex"]] * 4, "col_attribute_codes": [["sex"]] * 4, "col_attribute_levels": [[1]] * 4})
+    rows = pd.DataFrame([(t, n, [y], [s], float(10 * n)) for t in ("t1", "t2", "t3")
+                         for n, (y, s) in enumerate([("2020", "F"), ("2020", "M"), ("2021", "F")], start=1)],
+                        columns=["table_id", "rel_row", "row_labels", "col_labels", "value"])
+    aggregates = pd.DataFrame({"table_id": ["t2", "t1"], "row_group": [["2020"], ["2021"]],
+                               "col_group": [[], []], "value": [30.0, 30.0]})
+    return instances, rows, aggregates
+
+
+def test_relational_tables_from_parts_are_those_from_all_rows_at_once():
+    from generator_py.questions.instances import _compact, relational_table_stream, relational_tables
+    from generator_py.tables.relational import _as_arrow
+
+    instances, rows, aggregates = _instances_rows_aggregates()
+    whole = relational_tables(instances, rows, aggregates)
+    assert [t.table_id for t in whole] == ["t1", "t2", "t3", "t4"]
+    assert len(whole[0].plain_rows) == 3 and whole[3].plain_rows == []
+    assert [a.value for a in whole[1].shown_aggregates] == [30.0]
+    arrow = _as_arrow(rows)
+    parts = [arrow.slice(0, 3), arrow.slice(3, 6)]  # t1, then t2 and t3
+    streamed = list(relational_table_stream(instances, iter(parts), aggregates))
+    assert [_compact(t) for t in streamed] == [_compact(t) for t in whole]
+
+
+def test_relational_table_parts_out_of_order_or_cut_are_an_error():
+    from generator_py.questions.instances import relational_table_stream
+    from generator_py.tables.relational import _as_arrow
+
+    instances, rows, aggregates = _instances_rows_aggregates()
+    arrow = _as_arrow(rows)
+    with pytest.raises(ValueError, match="table 't1' comes in a part after table 't2'"):
+        list(relational_table_stream(instances, iter([arrow.slice(3, 3), arrow.slice(0, 3)]), aggregates))
+    with pytest.raises(ValueError, match="each part must hold its tables whole"):
+        list(relational_table_stream(instances, iter([arrow.slice(0, 2), arrow.slice(2, 4)]), aggregates))
