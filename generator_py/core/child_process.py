@@ -59,9 +59,13 @@ def streamed_pool_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int
     """`fn(item)` for each of `items`, computed by `workers` worker processes and yielded in the order of
     `items`; at most `ahead` items (default two per worker) are submitted beyond the one being yielded, and an
     item is taken from `items` only when it is submitted, so a lazy iterable of chunks is made as it is used.
-    The pool starts at once (in the calling thread); it is shut down when the iterator is exhausted or closed."""
+    The workers start at once (forked from the calling thread, before the first item is read); the pool is
+    shut down when the iterator is exhausted or closed."""
     ahead = ahead or 2 * workers
     pool = ProcessPoolExecutor(workers, initializer=initializer, initargs=initargs)
+    # a first task forks every worker now (the fork start method starts them all at the first submit), before
+    # `items` is read: a lazy source's reads then stay out of the workers' copy of this process
+    pool.submit(_nothing)
     source = iter(items)
     pending: deque = deque()
 
@@ -87,6 +91,10 @@ def streamed_pool_map(fn: Callable[[Any], T], items: Iterable[Any], workers: int
             pool.shutdown(cancel_futures=True)
 
     return results()
+
+
+def _nothing() -> None:
+    return None
 
 
 def _can_fork() -> bool:
