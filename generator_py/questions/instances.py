@@ -1,10 +1,11 @@
 """From built relational tables (as DuckDB hands them over) to question instances, in parallel.
 
-Tables travel as plain Python rows: `relational_tables` reads the DuckDB frames once into tuples (no
-per-table pandas frame is built unless something reads `.frame`), and `question_parts` sends workers compact
-tuples, a chunk of tables at a time. Question rows come back as Arrow tables, made a batch at a time, one part
-per chunk (the model writes each into DuckDB as it comes). Output does not depend on the number of workers:
-every table draws from its own seeded RNG and rows are sorted by question_id.
+Tables travel as plain Python rows: `relational_table_stream` reads the relational rows, a part of whole
+tables at a time, into tuples (no per-table pandas frame is built unless something reads `.frame`), and
+`question_parts` sends workers compact tuples, a run of tables at a time. Question rows come back as Arrow
+tables, made a batch at a time, one part per run (`dbt_glue.relations.landed` keeps them or writes them into
+DuckDB as they come). Output does not depend on the number of workers: every table draws from its own seeded
+RNG and rows are sorted by question_id.
 """
 from __future__ import annotations
 
