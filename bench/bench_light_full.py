@@ -5,8 +5,9 @@ Each run starts from an empty database in a scratch copy of the project (databas
 cache removed); the rebuild follows the last run, nothing changed. Memory: every second the proportional
 set size (PSS) of the dbt process and all its children (forked workers and children included) is summed,
 each page shared between them counted once, and the peak is the largest sum; the peak of the plain RSS sum
-(every 0.1 s), which counts a forked child's copy-on-write pages again, is printed beside it. `--profile` runs one build with `--threads 1` and attributes the samples to the node running
-then (target/run_results.json's timing), to say which nodes hold the memory.
+(every 0.1 s), which counts a forked child's copy-on-write pages again, is printed beside it, and so are the
+nodes running at each build's peak (target/run_results.json's timing). `--profile` runs one build with
+`--threads 1` and attributes the samples to the node running then, to say which nodes hold the memory.
 
     .venv/bin/python bench/bench_light_full.py --build light --runs 3          # a row of BENCHMARKS.md
     .venv/bin/python bench/bench_light_full.py --build full --runs 3
@@ -140,6 +141,24 @@ def node_profile(project: Path, samples) -> list[tuple[str, float, float]]:
     return sorted(rows, key=lambda x: -x[1])
 
 
+def running_at_peak(project: Path, samples) -> list[str]:
+    """The models and tests running when the build's PSS peaked (target/run_results.json's timing): with two
+    threads, the nodes whose memory adds up to the peak."""
+    t_peak = max(samples, key=lambda s: s[1])[0]
+    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    out = []
+    for r in results:
+        timing = {t["name"]: t for t in r.get("timing", [])}
+        ex = timing.get("execute")
+        if not ex:
+            continue
+        start = datetime.fromisoformat(ex["started_at"].replace("Z", "+00:00")).timestamp()
+        end = datetime.fromisoformat(ex["completed_at"].replace("Z", "+00:00")).timestamp()
+        if start - 1 <= t_peak <= end + 1:  # the PSS is read once a second
+            out.append(r["unique_id"].split(".")[-1])
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", choices=tuple(SELECTION), default="light")
@@ -166,11 +185,12 @@ def main() -> None:
         lines += [f"| {n} | {g:.2f} | {s:.1f} |" for n, g, s in node_profile(project, got["samples"])[:25]]
         dump(ROOT / "bench" / "results" / f"memory_{args.build}.md", "\n".join(lines) + "\n")
         return
-    walls, peaks, rss_peaks, disks, loads = [], [], [], [], []
+    walls, peaks, rss_peaks, disks, loads, at_peaks = [], [], [], [], [], []
     for _ in range(args.runs):
         clean(project)
         loads.append(os.getloadavg())
         got = run_build(project, extra)
+        at_peaks.append(running_at_peak(project, got["samples"]))
         walls.append(got["wall"])
         peaks.append(got["peak"] / 2**30)
         rss_peaks.append(got["rss_peak"] / 2**30)
@@ -192,6 +212,7 @@ def main() -> None:
              f"{', '.join(f'{d:.0f}' for d in disks)} |",
              f"| rebuild, nothing changed (s) | {again['wall']:.1f} | one run, peak PSS {again['peak'] / 2**30:.2f} GiB |",
              ""]
+    lines.append("Nodes running at each run's peak: " + "; ".join(", ".join(n) or "none" for n in at_peaks) + ".")
     if images.is_dir():
         lines.append(f"Images: {len(list(images.glob('*.png')))} PNGs.")
     name = f"build_{args.build}" + (f"_x{args.replicas}" if args.replicas else "")
