@@ -120,3 +120,8 @@ def test_question_parts_landed_in_duckdb_are_generate_alls_table(reference_table
     in_memory = landed(session, instances.question_parts(many, nl, meanings, toy_attrs, 5, workers=2),
                        "int_question_instances", order_by="question_id")
     assert in_memory.equals(whole)
+    # as the model hands them over: an iterator read once, in table id order, with every table's keys
+    ordered = sorted(many, key=lambda t: t.table_id)
+    streamed = instances.question_parts(iter(ordered), nl, meanings, toy_attrs, 5, workers=2,
+                                        table_keys=[(t.domain, t.template_name) for t in ordered])
+    assert landed(session, streamed, "int_question_instances", order_by="question_id").equals(whole)
