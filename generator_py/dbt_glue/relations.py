@@ -99,17 +99,17 @@ def landed(session, parts: Iterable[pa.Table], name: str, order_by: str = "", ho
             merged = pa.unify_schemas([p.schema for p in held], promote_options="permissive")
             if not any(pa.types.is_null(f.type) for f in merged):
                 schema = merged
+                held = [p.cast(schema) for p in held]  # from here on every part held has the schema
         if schema is not None and held_bytes > hold_bytes:
             if not written:
                 session.execute("set enable_progress_bar = false")  # no bar of a long insert in dbt's log
-            write(pa.concat_tables([p.cast(schema) for p in held]))
+            write(pa.concat_tables(held))
             written, held, held_bytes = True, [], 0
     if not written:  # all of it in memory: one table (a column NULL in every part typed null, as concat types it)
-        out = pa.concat_tables([p.cast(schema) for p in held] if schema is not None else held,
-                               promote_options="permissive") if held else pa.table({})
+        out = pa.concat_tables(held, promote_options="permissive") if held else pa.table({})
         return out.sort_by(order_by) if order_by and not in_order and out.num_rows else out
     if held:
-        write(pa.concat_tables([p.cast(schema) for p in held]))
+        write(pa.concat_tables(held))
     if order_by and not in_order:  # sorted once into a table of its own: the memo's hash and dbt's copy read it
         session.execute(f"create or replace temp table {temp}_sorted as select * from {temp} order by {order_by}")
         session.execute(f"drop table {temp}")
