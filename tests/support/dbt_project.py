@@ -24,6 +24,8 @@ from pathlib import Path
 
 import duckdb
 
+from support import dbt_forkserver
+
 ROOT = Path(__file__).resolve().parents[2]
 COPY_IGNORE = shutil.ignore_patterns(".venv", "target", "logs", "*.duckdb", "*.duckdb.wal", "exports", "reports",
                                      "cache", ".git", "__pycache__", ".pytest_cache", "*.egg-info", "dbt_packages")
@@ -150,7 +152,10 @@ def run_dbt(project: Path, *args: str, check: bool = True, env: dict | None = No
     argv, full_env = _dbt_command(project, args, env)
     key = _ParseCache.key(args, env)
     started = _parse_cache.before(project, key)
-    proc = subprocess.run(argv, cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
+    if full_env.get("PYTHONPATH") == os.environ.get("PYTHONPATH"):
+        proc = dbt_forkserver.run(argv, project, full_env, timeout)
+    else:  # an import path of its own is set when the interpreter starts: the console script
+        proc = subprocess.run(argv, cwd=project, env=full_env, capture_output=True, text=True, timeout=timeout)
     _parse_cache.after(project, key, started)
     if check and proc.returncode != 0:
         raise AssertionError(f"dbt {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-6000:]}\n{proc.stderr[-3000:]}")

@@ -19,6 +19,7 @@ from evaluation_py.running.runner import run_predictions
 from evaluation_py.running.store import PredictionStore
 from evaluation_py.testing.fake_openai_server import FakeOpenAIServer
 from evaluation_py.testing.requests import make_requests
+from support import dbt_forkserver
 from support.processes import descendants, sandbox_cgroups, still_alive
 
 pytestmark = pytest.mark.timeout(120)
@@ -137,7 +138,7 @@ def test_a_stop_kills_the_running_program_with_its_sandbox_and_leaves_no_process
     warm, outcome = threading.Event(), {}
 
     def mine() -> set[int]:  # this test's processes, not the session's builds (tests/support/shared_builds.py)
-        return descendants(os.getpid(), skip_programs=frozenset({"dbt"}))
+        return descendants(os.getpid(), skip_programs=frozenset({"dbt", dbt_forkserver.SCRIPT.name}))
 
     def evaluate():  # the runner lives in one thread, as in an evaluation model
         try:
