@@ -145,8 +145,14 @@ def request_stop(exit_process: bool) -> None:
         while _active > 0 and time.monotonic() < deadline:
             _idle.wait(timeout=max(0.0, deadline - time.monotonic()))
     sys.stdout.flush()
-    sys.stderr.write(summary() + "\n")
     sys.stderr.flush()
+    # The line is the last word: dbt's worker thread reports the stopped model once our step has unwound, and
+    # would print after it. What any thread prints from here on goes nowhere; the process ends anyway.
+    last_word = os.dup(2)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.write(last_word, (summary() + "\n").encode())
     _release_semaphores()
     os._exit(130)
 

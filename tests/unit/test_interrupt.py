@@ -212,3 +212,36 @@ def test_sigterm_raises_keyboard_interrupt_once_routed_on_the_main_thread_only()
     assert out.stdout.splitlines() == ["off main thread: False", "main thread: True", "KeyboardInterrupt"], out
     out = subprocess.run([sys.executable, "-c", OWN_HANDLER_CHILD], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "routed: False True", out  # a handler of someone else's is left alone
+
+
+# A step that unwinds at the stop, then keeps printing, as dbt's worker thread reports the stopped model
+LATE_PRINTER_CHILD = textwrap.dedent("""
+    import sys, threading, time
+    from evaluation_py.running import interrupt
+    inside = threading.Event()
+
+    def step():
+        with interrupt.active():
+            interrupt.count(answered=3, missing=2)
+            inside.set()
+            while not interrupt.stopping():
+                time.sleep(0.001)
+        for i in range(5000):  # whole lines, as a logging handler writes them
+            sys.stdout.write(f"ERROR creating python table model {i}\\n")
+            sys.stdout.flush()
+            sys.stderr.write(f"late warning {i}\\n")
+
+    threading.Thread(target=step).start()
+    inside.wait()
+    interrupt.request_stop(exit_process=True)
+""")
+
+
+def test_the_stop_line_is_the_last_word_whatever_other_threads_print():
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-c", LATE_PRINTER_CHILD], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=60)
+        assert proc.returncode == 130
+        assert proc.stdout.strip().splitlines()[-1] == (
+            "interrupted: 3 request(s) answered and stored, 2 left; run the same build again to send only the "
+            "missing ones"), proc.stdout[-500:]
