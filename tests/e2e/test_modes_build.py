@@ -104,8 +104,8 @@ def test_the_local_model_in_all_four_modes_records_its_failures(treb_build, tmp_
     entry = {"name": "gemma270m", "backend": "llamacpp", "families": families, "sample_per_family": 1,
              "max_table_cells": MAX_CELLS, "formats": ["markdown"], "modes": MODES, "max_turns": 2, "n_ctx": 4096,
              "n_threads": 1, "params": {"max_tokens": 24}}
-    # 12 families x 4 modes on one CPU thread. This model writes until max_tokens (about 40 ms a token here, its
-    # 262k-word output layer) and its programs fail to parse at any length: a short answer costs the test nothing
+    # 12 families x 4 modes on one CPU thread. This model writes until max_tokens (about 40 ms a token here) and
+    # its programs fail to parse at any length, so a longer limit would only make the test slower
     run_dbt(project, "build", *SELECT, "--vars", treb_vars(eval_models=[entry]), timeout=3600)
     asked = query(project, """select q.family, r.inference_mode, count(*) from eval_requests r
                               join benchmark_questions q using (question_id)
