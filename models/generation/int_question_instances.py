@@ -4,14 +4,13 @@ made by the workers a chunk of tables at a time (a large build's chunks go to Du
 sorted by question_id."""
 import pandas as pd
 
-from generator_py.dbt_glue.relations import arrow_table
+from generator_py.dbt_glue.relations import arrow_table, frame, landed, whole_groups
 from generator_py.dbt_glue.vars import paraphrases_var, question_suites_var, seed_var, variety_var
 from generator_py.questions.instances import question_parts, relational_table_stream, template_measures
 from generator_py.questions.families import families_for_suites
 from generator_py.questions.domain_nl import PARAPHRASE_SEED_FILE, tag_seed_rows
 from generator_py.questions.families.naming import NAMEABLE_ROLES
 from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, TREB_SEED_FILE
-from generator_py.dbt_glue.relations import frame, landed, whole_groups
 
 
 def model(dbt, session):

@@ -124,6 +124,7 @@ class _Server:
         self._proc: subprocess.Popen | None = None
         self._folder: tempfile.TemporaryDirectory | None = None
         self._base_path: list[str] = []
+        atexit.register(self.stop)
 
     def address(self) -> str:
         with self._lock:
@@ -132,6 +133,7 @@ class _Server:
             return str(Path(self._folder.name) / "socket")
 
     def _start(self) -> None:
+        self.stop()  # a server that died: its socket folder goes
         self._folder = tempfile.TemporaryDirectory(prefix="dbt-forkserver-")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         # the import path the console script starts with, less its own folder (sys.path[0]) and PYTHONPATH
@@ -144,7 +146,6 @@ class _Server:
                                       env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
         if self._proc.stdout.readline().strip() != "ready":
             raise RuntimeError(f"{SCRIPT.name} did not start (exit {self._proc.wait()})")
-        atexit.register(self.stop)
 
     def stop(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -153,6 +154,7 @@ class _Server:
             self._proc.wait()
         if self._folder is not None:
             self._folder.cleanup()
+            self._folder = None
 
     def sys_path(self, program: str, env: dict) -> list[str]:
         extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
