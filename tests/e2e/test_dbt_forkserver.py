@@ -54,12 +54,7 @@ def test_a_forked_command_is_the_console_scripts_command(tmp_path):
     forked, script = _project(tmp_path / "forked"), _project(tmp_path / "script")
     (tmp_path / "extra").mkdir()
     env = _env(tmp_path / "extra")
-    old = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = env["PYTHONPATH"]  # the server gives a command the test process's import path
-    try:
-        got = dbt_forkserver.run(argv, forked, env, timeout=300)
-    finally:
-        os.environ.pop("PYTHONPATH") if old is None else os.environ.__setitem__("PYTHONPATH", old)
+    got = dbt_forkserver.run(argv, forked, env, timeout=300)  # its import path from env's PYTHONPATH
     want = subprocess.run(argv, cwd=script, env=env, capture_output=True, text=True, timeout=300)
     assert (got.returncode, want.returncode) == (0, 0), got.stdout + got.stderr
     assert _probe(forked) == (str(forked), "forty-two", dbt_executable(), str(Path(dbt_executable()).parent),
