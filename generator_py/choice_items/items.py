@@ -273,22 +273,33 @@ _SHARED: dict = {}  # the inputs, inherited by forked workers (never pickled)
 
 
 def _work(table_ids: list) -> pa.Table:
-    return items_table(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"]))
+    return _stored_order(items_table(_items_of(set(table_ids), _SHARED["inputs"], _SHARED["seed"])))
 
 
 def _chunks(instances: pd.DataFrame, table_ids: list, n: int) -> list[list]:
-    """Table ids in n chunks of whole individual templates, balanced by table count, biggest first."""
+    """Table ids in about n chunks of whole individual templates, balanced by table count. The templates are
+    taken in the order of their first id, so when no two templates' ids interleave, each chunk is a run of
+    consecutive ids and the chunks follow each other in id order."""
     key_of = {t: f"{d}--{n_}--{v}" for t, d, n_, v in
               zip(instances["table_id"], instances["domain"], instances["template_name"], instances["variant_id"])}
     groups: dict = defaultdict(list)
     for t in sorted(table_ids):
         groups[key_of.get(t, t)].append(t)
-    loads, out = [0] * n, [[] for _ in range(n)]
-    for key in sorted(groups, key=lambda k: (-len(groups[k]), k)):
-        k = min(range(n), key=loads.__getitem__)
-        out[k].extend(groups[key])
-        loads[k] += len(groups[key])
-    return [c for c in out if c]
+    size = -(-len(table_ids) // n)
+    out, chunk = [], []
+    for group in sorted(groups.values(), key=lambda g: g[0]):
+        if chunk and len(chunk) + len(group) > size:
+            out.append(chunk)
+            chunk = []
+        chunk.extend(group)
+    return out + [chunk] if chunk else out
+
+
+def _in_id_order(chunks: list[list]) -> bool:
+    """Whether the chunks' ids, chunk after chunk, are in sorted order (their parts then concatenate in the
+    stored order without sorting them together)."""
+    ids = [t for c in chunks for t in c]
+    return all(a < b for a, b in zip(ids, ids[1:]))
 
 
 # Tables per chunk at most: what one worker holds at a time (its tables' inputs as Python objects and their
@@ -322,16 +333,17 @@ def build_choice_items(questions, instances, relational_rows, cells, grid, seed:
     workers = workers or min(2, os.cpu_count() or 1)
     if workers < 2 or len(table_ids) < 200 or "fork" not in multiprocessing.get_all_start_methods():
         return _stored_order(items_table(_items_of(set(table_ids), inputs, seed)))
-    n_chunks = max(workers * 3, -(-len(table_ids) // CHUNK_TABLES))
+    chunks = _chunks(instances, table_ids, max(workers * 3, -(-len(table_ids) // CHUNK_TABLES)))
     _SHARED.update(inputs=inputs, seed=seed)
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            parts = list(pool.map(_work, _chunks(instances, table_ids, n_chunks)))
+            parts = list(pool.map(_work, chunks))  # each part in the stored order
     finally:
         _SHARED.clear()
     table = pa.concat_tables(parts)
     del parts
-    return _stored_order(table)
+    # parts of consecutive ids are the stored order as they come: no sorted copy of every item
+    return table if _in_id_order(chunks) else _stored_order(table)
 
 
 def _stored_order(items: pa.Table) -> pa.Table:

@@ -17,6 +17,10 @@ time) into temporary files, which replace the export's only once all six are com
 the way leaves the export as it was. A file whose new bytes equal the file already there is not replaced (a
 rebuild with nothing changed leaves every file, and its modification time, as it was).
 
+A caller holding the marts in a database writes the export a part at a time (`write_part` for the originals,
+then for the twins, then `commit`; `discard` on failure), so only one part's rows are in memory at once;
+`write_exports` does the same with rows it is given whole.
+
 Plain Python: no dbt imports.
 """
 from __future__ import annotations
@@ -126,6 +130,53 @@ def _tmp(path: Path) -> Path:
     return path.with_name(path.name + ".tmp")
 
 
+def _paths(out: Path, suffix: str) -> list[Path]:
+    return [out / (twin_name(n) if suffix else n) for n in (TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON)]
+
+
+def write_part(out_dir: Union[str, Path], suffix: str, tables: Union[pd.DataFrame, pa.Table],
+               questions: Union[pd.DataFrame, pa.Table],
+               image_paths: Optional[Mapping[str, str]] = None) -> list[Path]:
+    """Check one part of the export (the originals, `suffix` "", or the twins, `suffix` TWIN_SUFFIX) and write
+    its three files as temporary files beside the export's; returns the paths they replace at `commit`.
+    `tables`, `questions`: the part's rows (frames or Arrow tables; read in id order, nothing is copied).
+    Raises ValueError for missing columns, duplicate / null ids, questions of unknown tables, or property
+    values that are not booleans / integers; then no temporary file of the part is left."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = _as_arrow(tables, frozenset(TABLE_PROPERTY_COLUMNS), frozenset(), "tables")
+    questions = _as_arrow(questions, _BOOL_QUESTION_COLUMNS, _NUMERIC_QUESTION_COLUMNS, "questions")
+    tables, questions = _part(tables, questions)
+    here = _paths(out, suffix)
+    try:
+        write_parquet(tables, _tmp(here[0]))
+        write_parquet(questions, _tmp(here[1]))
+        _write_qaps(tables, questions, image_paths, _tmp(here[2]))
+    except BaseException:
+        for path in here:
+            _tmp(path).unlink(missing_ok=True)
+        raise
+    return here
+
+
+def commit(out_dir: Union[str, Path], paths: list[Path]) -> None:
+    """Put the parts `write_part` wrote (`paths`, as it returned them) in place of the export's files, each
+    only when its bytes changed; without twins among them, an earlier export's twin files are removed."""
+    for path in paths:
+        replace_with_if_changed(_tmp(path), path)
+    out = Path(out_dir)
+    if not any(path.name == twin_name(QAPS_JSON) for path in paths):  # no twins now: an earlier export's are stale
+        for path in _paths(out, TWIN_SUFFIX):
+            path.unlink(missing_ok=True)
+
+
+def discard(out_dir: Union[str, Path]) -> None:
+    """Remove the temporary files of an export that failed part way; the export's files stay as they were."""
+    out = Path(out_dir)
+    for path in _paths(out, "") + _paths(out, TWIN_SUFFIX):
+        _tmp(path).unlink(missing_ok=True)
+
+
 def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Table],
                   questions: Union[pd.DataFrame, pa.Table], image_paths: Optional[Mapping[str, str]] = None) -> list[Path]:
     """Write the Parquet files and the qaps JSON of the originals, then of the twins (when any), into
@@ -133,12 +184,9 @@ def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Tabl
     DuckDB, in id order, nothing is copied); `image_paths`: table_id -> its PNG relative to `out_dir`.
 
     Returns the paths of the export: [tables parquet, questions parquet, qaps JSON], then the twins'
-    three. Raises ValueError for missing columns, duplicate / null ids, questions of unknown tables, or
-    property values that are not booleans / integers; no file of the export is replaced before every file
-    is written whole.
+    three. Raises ValueError as `write_part` does; no file of the export is replaced before every file is
+    written whole.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     tables = _as_arrow(tables, frozenset(TABLE_PROPERTY_COLUMNS), frozenset(), "tables")
     questions = _as_arrow(questions, _BOOL_QUESTION_COLUMNS, _NUMERIC_QUESTION_COLUMNS, "questions")
     twin_tables, twin_questions = _is_twin(tables), _is_twin(questions)
@@ -148,24 +196,12 @@ def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Tabl
     else:  # no twins: the marts as they came, not a filtered copy of every column
         parts = [("", tables, questions)]
     del tables, questions, twin_tables, twin_questions
-    parts = [(suffix, *_part(t, q)) for suffix, t, q in parts]  # every part checked before a file is written
     paths: list[Path] = []
     try:
         for suffix, t, q in parts:
-            names = [TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON]
-            here = [out / (twin_name(n) if suffix else n) for n in names]
-            write_parquet(t, _tmp(here[0]))
-            write_parquet(q, _tmp(here[1]))
-            _write_qaps(t, q, image_paths, _tmp(here[2]))
-            paths += here
+            paths += write_part(out_dir, suffix, t, q, image_paths)
     except BaseException:
-        for suffix, _, _ in parts:
-            for name in (TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON):
-                _tmp(out / (twin_name(name) if suffix else name)).unlink(missing_ok=True)
+        discard(out_dir)
         raise
-    for path in paths:
-        replace_with_if_changed(_tmp(path), path)
-    if len(parts) == 1:  # no twins now: an earlier export's twin files are stale
-        for name in (TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON):
-            (out / twin_name(name)).unlink(missing_ok=True)
+    commit(out_dir, paths)
     return paths

@@ -134,14 +134,104 @@ _GENERATOR = None
 
 
 def ast_to_sql(ast: exp.Expression) -> str:
-    """DuckDB SQL text of an AST (sqlglot's DuckDB generator, created once and reused; the AST is not copied,
-    so serialise it only after everything else has read it)."""
+    """DuckDB SQL text of an AST: the text sqlglot's DuckDB generator writes. The node kinds `spec_to_ast`
+    builds are written here directly (sqlglot's generator runs its dialect transforms on every SELECT, most of
+    a question's generation time spent in sqlglot); any other AST goes through sqlglot's generator (created
+    once and reused; the AST is not copied, so serialise it only after everything else has read it)."""
+    try:
+        return _write(ast)
+    except _Unwritten:
+        pass
     global _GENERATOR
     if _GENERATOR is None:
         from sqlglot.dialects.dialect import Dialect
 
         _GENERATOR = Dialect.get_or_raise("duckdb").generator()
     return _GENERATOR.generate(ast, copy=False)
+
+
+class _Unwritten(Exception):
+    """An AST node `_write` does not know: sqlglot's generator writes the query."""
+
+
+_AGG_SQL = {exp.Min: "MIN", exp.Max: "MAX", exp.Sum: "SUM", exp.Avg: "AVG"}
+_CMP_SQL = {exp.EQ: " = ", exp.LT: " < ", exp.GT: " > "}
+# the arguments of a SELECT that `_write` writes; a query with any other set falls back to sqlglot
+_SELECT_ARGS = frozenset({"expressions", "from_", "where", "group", "order", "limit"})
+
+
+def _write(node: exp.Expression) -> str:
+    t = type(node)
+    if t is exp.Column:
+        ident = node.this
+        if (len(node.args) != 1 and _set_args(node) != {"this"}) or type(ident) is not exp.Identifier:
+            raise _Unwritten
+        name = ident.this
+        return '"' + name.replace('"', '""') + '"' if ident.args.get("quoted") else name
+    if t is exp.Identifier:
+        name = node.this
+        return '"' + name.replace('"', '""') + '"' if node.args.get("quoted") else name
+    if t is exp.Literal:
+        return "'" + node.this.replace("'", "''") + "'" if node.args.get("is_string") else node.this
+    if t is exp.Neg and type(node.this) is exp.Literal and not node.this.args.get("is_string"):
+        return "-" + node.this.this  # a negative number (exp.Literal.number makes Neg(literal))
+    if t in _CMP_SQL:
+        return _write(node.this) + _CMP_SQL[t] + _write(node.expression)
+    if t is exp.And:
+        return _write(node.this) + " AND " + _write(node.expression)
+    if t is exp.In:
+        query = node.args.get("query")
+        if query is not None:
+            return _write(node.this) + " IN " + _write(query)
+        return _write(node.this) + " IN (" + ", ".join(_write(e) for e in node.expressions) + ")"
+    if t in _AGG_SQL:
+        return _AGG_SQL[t] + "(" + _write(node.this) + ")"
+    if t is exp.Tuple:
+        return "(" + ", ".join(_write(e) for e in node.expressions) + ")"
+    if t is exp.Subquery:
+        if _set_args(node) != {"this"}:
+            raise _Unwritten
+        return "(" + _write(node.this) + ")"
+    if t is exp.Select:
+        return _write_select(node)
+    raise _Unwritten
+
+
+def _set_args(node: exp.Expression) -> set:
+    """The names of a node's arguments that are set."""
+    return {k for k, v in node.args.items() if v is not None and v != []}
+
+
+def _write_select(node: exp.Select) -> str:
+    args = {k: node.args[k] for k in _set_args(node)}
+    if not args.keys() <= _SELECT_ARGS or "from_" not in args:
+        raise _Unwritten
+    table = args["from_"].this
+    if type(table) is not exp.Table or _set_args(table) != {"this"}:
+        raise _Unwritten
+    sql = "SELECT " + ", ".join(_write(e) for e in node.expressions) + " FROM " + _write(table.this)
+    if "where" in args:
+        sql += " WHERE " + _write(args["where"].this)
+    if "group" in args:
+        if _set_args(args["group"]) != {"expressions"}:
+            raise _Unwritten
+        sql += " GROUP BY " + ", ".join(_write(e) for e in args["group"].expressions)
+    if "order" in args:
+        if _set_args(args["order"]) != {"expressions"}:
+            raise _Unwritten
+        sql += " ORDER BY " + ", ".join(_write_ordered(o) for o in args["order"].expressions)
+    if "limit" in args:
+        if _set_args(args["limit"]) != {"expression"}:
+            raise _Unwritten
+        sql += " LIMIT " + _write(args["limit"].expression)
+    return sql
+
+
+def _write_ordered(node: exp.Expression) -> str:
+    # NULLS LAST is DuckDB's default either way, so sqlglot writes no NULLS clause for it
+    if type(node) is not exp.Ordered or node.args.get("nulls_first") or _set_args(node) - {"this", "desc", "nulls_first"}:
+        raise _Unwritten
+    return _write(node.this) + (" DESC" if node.args.get("desc") else " ASC")
 
 
 # ---------------------------------------------------------------- evaluation in Python

@@ -4,8 +4,11 @@ import pandas as pd
 
 from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.build_config import built_relation, database_path, output_dir, stamp
-from generator_py.exports.benchmark_exports import write_exports
+from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, discard, write_part
 from generator_py.core.child_process import in_child_process
+
+# the originals' rows, then the twins' (a row without a variant is an original, as write_exports reads it)
+PARTS = (("", "variant is distinct from 'obfuscated'"), (TWIN_SUFFIX, "variant = 'obfuscated'"))
 
 
 def model(dbt, session):
@@ -19,11 +22,22 @@ def model(dbt, session):
     # each table's PNG (relative to the exports folder) when this build's configuration drew them (tag images)
     images = built_relation(benchmark_table_images, config)
     image_paths = dict(images.project("table_id, path").fetchall()) if images is not None else None
-    # read as Arrow in id order (the files' order, so nothing is copied to sort them): the child shares these
-    # buffers untouched and makes the files a part at a time
-    tables = arrow_table(dbt.ref("benchmark_tables").order("table_id"))
-    questions = arrow_table(dbt.ref("benchmark_questions").order("question_id"))
-    # the files are made in a child process: the other models' Python work goes on meanwhile
-    paths = in_child_process(write_exports, str(out_dir), tables, questions, image_paths)
+    tables, questions = dbt.ref("benchmark_tables"), dbt.ref("benchmark_questions")
+    paths = []
+    try:
+        for suffix, where in PARTS:
+            # one part in memory at a time, read as Arrow in id order (the files' order, so nothing is copied to
+            # sort them): the child shares these buffers untouched and writes the part's files
+            part_tables = arrow_table(tables.filter(where).order("table_id"))
+            part_questions = arrow_table(questions.filter(where).order("question_id"))
+            if suffix and not part_tables.num_rows and not part_questions.num_rows:
+                break  # no twins in this build: commit removes an earlier export's twin files
+            # the files are made in a child process: the other models' Python work goes on meanwhile
+            paths += in_child_process(write_part, str(out_dir), suffix, part_tables, part_questions, image_paths)
+            del part_tables, part_questions
+    except BaseException:
+        discard(out_dir)
+        raise
+    commit(out_dir, paths)
     files = pd.DataFrame({"path": [str(p) for p in paths], "bytes": [p.stat().st_size for p in paths]})
     return stamp(files, config)

@@ -96,3 +96,33 @@ def test_probe_items_ask_each_probe_on_each_content_variant_at_the_same_position
             assert (r["table_csv"] is None) == (r["content_variant"] == "original")
     assert probe_items({"t1": GRID}, seed=7) == items
     assert probe_items({"t1": GRID}, seed=8) != items
+
+
+def _instances(templates: dict[str, int]) -> pd.DataFrame:
+    rows = [(f"syn--d--{name}--v0001--r{i}", "d", name, 1) for name, n in templates.items() for i in range(n)]
+    return pd.DataFrame(rows, columns=["table_id", "domain", "template_name", "variant_id"])
+
+
+def test_chunks_hold_whole_templates_in_id_order_balanced():
+    from generator_py.choice_items.items import _chunks, _in_id_order
+
+    instances = _instances({"a": 7, "b": 30, "c": 3, "d": 12, "e": 9})
+    ids = list(instances["table_id"]) + ["real--x", "real--y"]  # tables of no template: a chunk unit each
+    chunks = _chunks(instances, ids, 4)
+    assert sorted(t for c in chunks for t in c) == sorted(ids)
+    template_of = dict(zip(instances["table_id"], instances["template_name"]))
+    for name in "abcde":
+        assert sum(any(template_of.get(t) == name for t in c) for c in chunks) == 1  # never split
+    assert 3 <= len(chunks) <= 5
+    assert _in_id_order(chunks)  # so the parts concatenate in the stored order without a sort
+
+
+def test_interleaved_template_ids_are_seen_as_out_of_order():
+    from generator_py.choice_items.items import _chunks, _in_id_order
+
+    # two templates whose ids interleave in sorted order: chunks of whole templates cannot follow id order
+    instances = pd.DataFrame([("t1", "d", "a", 1), ("t2", "d", "b", 1), ("t3", "d", "a", 1), ("t4", "d", "b", 1)],
+                             columns=["table_id", "domain", "template_name", "variant_id"])
+    chunks = _chunks(instances, ["t1", "t2", "t3", "t4"], 2)
+    assert sorted(map(sorted, chunks)) == [["t1", "t3"], ["t2", "t4"]]
+    assert not _in_id_order(chunks)

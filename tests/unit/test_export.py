@@ -358,3 +358,33 @@ def test_an_unchanged_file_is_not_rewritten(tmp_path):
     changed.loc[0, "question"] = "Which event has the fewest medals in 2021?"
     write_exports(tmp_path, _tables(), changed)
     assert {p.name for p in first if p.stat().st_mtime_ns != 1_000_000_000} == {QUESTIONS_PARQUET, QAPS_JSON}
+
+
+def test_parts_written_one_at_a_time_make_the_same_export(tmp_path):
+    from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, write_part
+
+    tables, questions = _with_twins()
+    whole = write_exports(tmp_path / "whole", tables, questions)
+    paths = []
+    for suffix, variant in (("", "original"), (TWIN_SUFFIX, "obfuscated")):
+        paths += write_part(tmp_path / "parts", suffix, tables[tables["variant"] == variant],
+                            questions[questions["variant"] == variant])
+    assert not any((tmp_path / "parts" / p.name).exists() for p in paths)  # nothing in place before commit
+    commit(tmp_path / "parts", paths)
+    assert [p.name for p in paths] == [p.name for p in whole]
+    assert all((tmp_path / "parts" / p.name).read_bytes() == p.read_bytes() for p in whole)
+
+
+def test_a_bad_twin_part_after_the_originals_leaves_the_export_as_it_was(tmp_path):
+    from generator_py.exports.benchmark_exports import TWIN_SUFFIX, discard, write_part
+
+    tables, questions = _with_twins()
+    before = write_exports(tmp_path, tables, questions)
+    old = {p.name: p.read_bytes() for p in before}
+    changed = questions.assign(question=questions["question"] + " (new)")
+    write_part(tmp_path, "", tables[tables["variant"] == "original"], changed[changed["variant"] == "original"])
+    twins = changed[changed["variant"] == "obfuscated"].assign(table_id="syn--nowhere")  # a question of no table
+    with pytest.raises(ValueError, match="syn--nowhere"):
+        write_part(tmp_path, TWIN_SUFFIX, tables[tables["variant"] == "obfuscated"], twins)
+    discard(tmp_path)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == old
