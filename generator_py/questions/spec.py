@@ -135,9 +135,9 @@ _GENERATOR = None
 
 def ast_to_sql(ast: exp.Expression) -> str:
     """DuckDB SQL text of an AST: the text sqlglot's DuckDB generator writes. The node kinds `spec_to_ast`
-    builds are written here directly (sqlglot's generator runs its dialect transforms on every SELECT, most of
-    a question's generation time spent in sqlglot); any other AST goes through sqlglot's generator (created
-    once and reused; the AST is not copied, so serialise it only after everything else has read it)."""
+    builds are written here directly (sqlglot's generator, which runs its dialect's transforms on every SELECT,
+    took about a sixth of question generation); any other AST goes through sqlglot's generator (created once
+    and reused; the AST is not copied, so serialise it only after everything else has read it)."""
     try:
         return _write(ast)
     except _Unwritten:
@@ -180,6 +180,8 @@ def _write(node: exp.Expression) -> str:
     if t is exp.And:
         return _write(node.this) + " AND " + _write(node.expression)
     if t is exp.In:
+        if not _set_args(node) <= {"this", "expressions", "query"}:
+            raise _Unwritten
         query = node.args.get("query")
         if query is not None:
             return _write(node.this) + " IN " + _write(query)

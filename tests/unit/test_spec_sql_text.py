@@ -79,7 +79,7 @@ def test_the_written_text_runs_in_duckdb_with_the_values_it_names():
     assert con.sql(ast_to_sql(spec_to_ast(spec))).fetchall() == [(-7.0,)]
 
 
-@pytest.mark.parametrize("change", ["or", "distinct", "nulls_first", "table_alias"])
+@pytest.mark.parametrize("change", ["or", "distinct", "nulls_first", "table_alias", "in_unnest"])
 def test_an_ast_beyond_the_spec_shapes_is_left_to_sqlglot(change):
     ast = spec_to_ast(_spec(filters=[{"attribute": "Year", "values": ["2020"]}],
                             order_by=[{"kind": "value", "name": "Value", "direction": "asc"}]))
@@ -89,6 +89,9 @@ def test_an_ast_beyond_the_spec_shapes_is_left_to_sqlglot(change):
                                                                      expression=exp.Literal.string("2021"))))
     elif change == "distinct":
         ast.set("distinct", exp.Distinct())
+    elif change == "in_unnest":
+        where = ast.args["where"]
+        where.set("this", exp.In(this=exp.column("Year"), unnest=exp.Unnest(expressions=[exp.column("Years")])))
     elif change == "nulls_first":
         ast.args["order"].expressions[0].set("nulls_first", True)
     else:
