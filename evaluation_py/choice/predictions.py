@@ -59,7 +59,8 @@ def choice_predictions(specs: list[ModelSpec], items: pd.DataFrame, tables: pd.D
     error_of = dict(zip(errors["cache_key"], errors["error_kind"]))
     if "option_form" not in items.columns:  # items of a build before statement options: all answers
         items = items.assign(option_form="answer")
-    item_of = {r["item_id"]: r for r in items[["item_id", *ITEM_CARRIED]].to_dict("records")}
+    asked = items[items["item_id"].isin({c.item_id for c in creqs})]  # the rows carry the asked items' columns only
+    item_of = {r["item_id"]: r for r in asked[["item_id", *ITEM_CARRIED]].to_dict("records")}
     rows = []
     for c in creqs:
         r = c.request

@@ -14,7 +14,7 @@ from typing import Optional
 
 import pandas as pd
 
-from generator_py.core.rng import stable_int
+from generator_py.core.rng import stable_int, stable_ints
 
 from ..backends.base import PredictionRequest, backend_class, make_cache_key
 from ..backends.benchmark import BenchmarkLookup
@@ -110,16 +110,17 @@ class ExamplePicker:
 
     def __init__(self, items: pd.DataFrame, seed: int):
         self.seed = seed
-        self.pools: dict[tuple[str, str, str], list[tuple[str, frozenset]]] = {}
+        # per (subset, content variant, option form): (item_id, table_id, other_table_id) in a seeded order
+        self.pools: dict[tuple[str, str, str], list[tuple[str, object, object]]] = {}
         if "option_form" not in items.columns:
             items = items.assign(option_form="answer")
         # the example shows options of the item's own form (answers or statements)
         for (subset, variant, form), group in items.groupby(["subset", "content_variant", "option_form"], sort=True):
             ids = group["item_id"].tolist()
-            tables = [frozenset(t for t in ts if isinstance(t, str))
-                      for ts in zip(group["table_id"], group["other_table_id"])]
-            pool = sorted(zip(ids, tables), key=lambda p: (stable_int(seed, "choice-example-pool", p[0]), p[0]))
-            self.pools[(subset, variant, form)] = pool
+            keys = stable_ints((seed, "choice-example-pool"), ids)
+            order = sorted(range(len(ids)), key=lambda k: (keys[k], ids[k]))
+            own, other = group["table_id"].tolist(), group["other_table_id"].tolist()
+            self.pools[(subset, variant, form)] = [(ids[k], own[k], other[k]) for k in order]
 
     def pick(self, item_id: str, subset: str, variant: str, tables: frozenset, form: str = "answer") -> Optional[str]:
         pool = self.pools.get((subset, variant, form), [])
@@ -127,10 +128,14 @@ class ExamplePicker:
             return None
         start = stable_int(self.seed, "choice-example", item_id) % len(pool)
         for k in range(len(pool)):
-            cand, cand_tables = pool[(start + k) % len(pool)]
-            if not (cand_tables & tables):
+            cand, own, other = pool[(start + k) % len(pool)]
+            if not (_shows(own, tables) or _shows(other, tables)):
                 return cand
         return None  # every item of the subset shares a table with this one: zero-shot
+
+
+def _shows(table_id, tables: frozenset) -> bool:
+    return isinstance(table_id, str) and table_id in tables
 
 
 def shown_items(items: pd.DataFrame, tables: pd.DataFrame) -> dict[str, ShownItem]:
