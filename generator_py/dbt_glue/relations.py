@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -136,6 +137,24 @@ def frame_of(table: pa.Table) -> pd.DataFrame:
     """Rows of an Arrow table (a part of what `arrow_table` read) as a frame with the column types the
     relation's `.df()` gives: a model reads a relation once as Arrow and makes frames of the parts it works on."""
     return table.to_pandas(types_mapper=_NULLABLE_INTEGERS.get)
+
+
+def take_rows(table: pa.Table, indices) -> pa.Table:
+    """`table.take(indices)`, a record batch at a time: Arrow's take on a table read in several batches joins
+    all of them first, a copy of the whole table at every call (0.45 s for 2,000 rows of the choice items)."""
+    idx = np.asarray(indices, dtype=np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= table.num_rows):
+        raise IndexError(f"take_rows: index out of range for a table of {table.num_rows} rows")
+    batches = table.to_batches()
+    if len(batches) <= 1:
+        return table.take(pa.array(idx, pa.int64()))
+    starts = np.cumsum([0] + [b.num_rows for b in batches])
+    which = np.searchsorted(starts, idx, side="right") - 1
+    order = np.argsort(which, kind="stable")  # the rows grouped by batch, each group in the asked order
+    grouped, in_batch = idx[order], which[order]
+    parts = [batches[b].take(pa.array(grouped[in_batch == b] - starts[b], pa.int64())) for b in np.unique(in_batch)]
+    taken = pa.Table.from_batches(parts, schema=table.schema).combine_chunks()  # small: the asked rows only
+    return taken.take(pa.array(np.argsort(order, kind="stable"), pa.int64()))
 
 
 def rows_where_in(table: pa.Table, column: str, values) -> pa.Table:

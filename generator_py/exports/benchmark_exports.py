@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .parquet import arrow_table, normalized_arrow, replace_with_if_changed, write_parquet
+from ..dbt_glue.relations import take_rows
 from ..release.properties import (
     NUMERIC_QUESTION_PROPERTY_COLUMNS,
     QUESTION_PROPERTY_COLUMNS,
@@ -113,7 +114,7 @@ def _write_qaps(tables: pa.Table, questions: pa.Table, image_paths: Optional[Map
             batch = table_columns.slice(start, QAPS_BATCH).to_pylist()
             rows = [rows_of.get(str(t["table_id"]), []) for t in batch]
             # the batch's questions in one read, then dealt out to their tables
-            asked = iter(question_columns.take(pa.array([i for r in rows for i in r], pa.int64())).to_pylist())
+            asked = iter(take_rows(question_columns, [i for r in rows for i in r]).to_pylist())
             entries = []
             for t, own in zip(batch, rows):
                 entry = qaps_entry(t, [question_entry(next(asked)) for _ in own])

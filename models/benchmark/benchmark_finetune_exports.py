@@ -9,7 +9,7 @@ from evaluation_py.exports.finetune_sets import (LLAMAFACTORY_DIR, COMBINED_CONF
                                                 choice_examples, example_batches, question_examples, source_config,
                                                 write_finetune_exports, written_frame)
 from generator_py.dbt_glue.build_config import database_path, output_dir, stamp
-from generator_py.dbt_glue.relations import arrow_table, frame_of, rows_where_in
+from generator_py.dbt_glue.relations import arrow_table, frame_of, rows_where_in, take_rows
 from generator_py.dbt_glue.vars import bool_var
 
 
@@ -42,7 +42,7 @@ def model(dbt, session):
         return frame.assign(id=frame[id_column].astype(str), split=split, row=range(len(frame)))
 
     def rows_and_tables(data, part, table_columns):  # the batch's rows, and the tables they show
-        rows = frame_of(data.take(pa.array(part["row"].to_numpy(), pa.int64())))
+        rows = frame_of(take_rows(data, part["row"].to_numpy()))
         shown = {t for c in table_columns if c in rows.columns for t in rows[c].tolist() if isinstance(t, str)}
         return rows, frame_of(rows_where_in(tables, "table_id", shown))
 
