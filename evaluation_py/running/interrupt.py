@@ -120,6 +120,10 @@ def remove_stop_hook(hook: Callable[[], None]) -> None:
             _stop_hooks.remove(hook)
 
 
+# how long the stop line waits for writes other threads had in flight when their output was turned off
+LAST_WORD_WAIT_S = 0.1
+
+
 def request_stop(exit_process: bool) -> None:
     """Set STOP and run the stop hooks; with `exit_process`, wait for running evaluation steps, print the
     line and exit 130."""
@@ -152,6 +156,9 @@ def request_stop(exit_process: bool) -> None:
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
+    # A write another thread began before the dup2 may still land in the pipe (one its reader drains slowly,
+    # under load: measured, a millisecond was not always enough, 20 ms was); it lands first if we wait
+    time.sleep(LAST_WORD_WAIT_S)
     os.write(last_word, (summary() + "\n").encode())
     _release_semaphores()
     os._exit(130)
