@@ -166,11 +166,9 @@ def _write(node: exp.Expression) -> str:
         ident = node.this
         if (len(node.args) != 1 and _set_args(node) != {"this"}) or type(ident) is not exp.Identifier:
             raise _Unwritten
-        name = ident.this
-        return '"' + name.replace('"', '""') + '"' if ident.args.get("quoted") else name
+        return _identifier(ident)
     if t is exp.Identifier:
-        name = node.this
-        return '"' + name.replace('"', '""') + '"' if node.args.get("quoted") else name
+        return _identifier(node)
     if t is exp.Literal:
         return "'" + node.this.replace("'", "''") + "'" if node.args.get("is_string") else node.this
     if t is exp.Neg and type(node.this) is exp.Literal and not node.this.args.get("is_string"):
@@ -197,6 +195,11 @@ def _write(node: exp.Expression) -> str:
     if t is exp.Select:
         return _write_select(node)
     raise _Unwritten
+
+
+def _identifier(node: exp.Identifier) -> str:
+    name = node.this
+    return '"' + name.replace('"', '""') + '"' if node.args.get("quoted") else name
 
 
 def _set_args(node: exp.Expression) -> set:

@@ -2,11 +2,11 @@
 
 Each `run_dbt` of the suite is a dbt command of its own, as a user's is. Started from the `dbt` console script,
 each first imports dbt-core, its DuckDB adapter and the libraries the project's Python models load (pandas,
-pyarrow, sqlglot, matplotlib, ...): a one-model `dbt run` takes 3.9 s that way and 2.8 s forked from here, and
-the suite runs about a hundred commands. Here that import is done once per test process, by this script run as a server; each command is then a fresh child forked from
-it that sets its own working directory, environment, arguments and output files and runs dbt's command line,
-then exits through the interpreter's normal shutdown (threads joined, atexit handlers run), as the console
-script would. Nothing of the project is imported before the fork, so every command reads the project's code
+pyarrow, sqlglot, matplotlib, ...): a one-model `dbt run` takes 3.9 s that way and 2.8 s forked from here.
+Here that import is done once per test process, by this script run as a server; each command is then a fresh
+child forked from it that sets its own working directory, environment, arguments and output files and runs
+dbt's command line, then exits through the interpreter's normal shutdown (threads joined, atexit handlers run),
+as the console script would. Nothing of the project is imported before the fork, so every command reads the project's code
 as it is then. A command whose environment changes PYTHONPATH goes through the console script instead
 (tests/support/dbt_project.py), since the import path of an interpreter is fixed when it starts.
 
