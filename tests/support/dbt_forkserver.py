@@ -7,7 +7,13 @@ Here that import is done once per test process, by this script run as a server; 
 child forked from it that sets its own working directory, environment, arguments and output files and runs
 dbt's command line, then exits through the interpreter's normal shutdown (threads joined, atexit handlers run),
 as the console script would. Nothing of the project is imported before the fork, so every command reads the project's code
-as it is then. A command whose environment changes PYTHONPATH goes through the console script instead
+as it is then.
+
+Before it serves, the server also parses a scratch copy of the project twice (a full parse, then a partial one;
+`_warm_up`). dbt builds the JSON schemas and the serializers of its node and config classes on their first use,
+once per process, and keeps them on the classes: 1.5 s of a first full parse, 0.6 s of a first partial one. A
+command forked afterwards finds them built. Most commands of the suite parse in full, since each test's `--vars`
+differ, and dbt (rightly: the project renders vars into its configs) does not reuse a parse across vars. A command whose environment changes PYTHONPATH goes through the console script instead
 (tests/support/dbt_project.py), since the import path of an interpreter is fixed when it starts.
 
 Protocol, one connection per command on a Unix socket: the client sends one JSON line (argv, cwd, env,
@@ -22,6 +28,7 @@ import io
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -36,6 +43,10 @@ PRELOAD = ("dbt.cli.main", "dbt.task.build", "dbt.task.run", "dbt.task.test", "d
            "numpy", "pandas", "pyarrow", "pyarrow.parquet", "sqlglot", "jsonschema", "jinja2", "yaml", "openai",
            "matplotlib.figure", "matplotlib.backends.backend_agg")
 SCRIPT = Path(__file__).resolve()
+ROOT = SCRIPT.parents[2]
+# what dbt reads of the project (dbt_project.yml: model, macro, seed and test paths; the profile; the selectors)
+PROJECT_FILES = ("dbt_project.yml", "profiles.yml", "selectors.yml")
+PROJECT_FOLDERS = ("models", "macros", "seeds", "tests/data")
 
 
 # ------------------------------------------------------------------ the server (this file run as a script)
@@ -101,9 +112,46 @@ def _become(request: dict) -> None:
     importlib.invalidate_caches()  # files the tests wrote since the server imported anything
 
 
+def _thread_count() -> int:
+    """This process's threads, those of native libraries included (Linux), or its Python threads."""
+    return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else threading.active_count()
+
+
+def _warm_up() -> None:
+    """Parse a scratch copy of the project in full, then partially, in this process: see the module's docstring.
+    Parsing imports none of the project's code (dbt reads a Python model's source as text), which is checked."""
+    from dbt.cli.main import dbtRunner
+
+    threads_before = _thread_count()
+    # dbt imports every module on the path whose name starts with `dbt_` (its plugin discovery): not this folder's
+    here = str(SCRIPT.parent)
+    saved_path = list(sys.path)
+    sys.path[:] = [p for p in sys.path if p not in (here, "")]
+    with tempfile.TemporaryDirectory(prefix="dbt-forkserver-warm-up-") as scratch:
+        for name in PROJECT_FILES:
+            shutil.copy2(ROOT / name, Path(scratch) / name)
+        for name in PROJECT_FOLDERS:
+            shutil.copytree(ROOT / name, Path(scratch) / name)
+        # no static parser: it runs in a pool of native threads (dbt-extractor's), which a forked child would not
+        # have, and would wait on forever
+        flags = ["--project-dir", scratch, "--profiles-dir", scratch, "--log-path", str(Path(scratch) / "logs"),
+                 "--quiet", "--log-level-file", "none", "--no-static-parser"]
+        for extra in (["--no-partial-parse"], []):
+            result = dbtRunner().invoke(["parse", *flags, *extra])
+            if not result.success:
+                raise RuntimeError(f"the warm-up parse of a copy of {ROOT} failed: {result.exception}")
+    sys.path[:] = saved_path
+    imported = sorted(m for m in sys.modules if m.split(".")[0] in ("generator_py", "evaluation_py"))
+    started = _thread_count() - threads_before
+    if imported or started:
+        raise RuntimeError(f"the warm-up left project modules {imported} or {started} more threads (native ones "
+                           "counted) in the server: its commands would not start as the console script does")
+
+
 def main() -> None:
     for module in PRELOAD:
         importlib.import_module(module)
+    _warm_up()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(sys.argv[1])
     listener.listen(64)
