@@ -13,7 +13,9 @@ Before it serves, the server also parses a scratch copy of the project twice (a 
 `_warm_up`). dbt builds the JSON schemas and the serializers of its node and config classes on their first use,
 once per process, and keeps them on the classes: 1.5 s of a first full parse, 0.6 s of a first partial one. A
 command forked afterwards finds them built. Most commands of the suite parse in full, since each test's `--vars`
-differ, and dbt (rightly: the project renders vars into its configs) does not reuse a parse across vars. A command whose environment changes PYTHONPATH goes through the console script instead
+differ, and dbt (rightly: the project renders vars into its configs) does not reuse a parse across vars.
+
+A command whose environment changes PYTHONPATH goes through the console script instead
 (tests/support/dbt_project.py), since the import path of an interpreter is fixed when it starts.
 
 Protocol, one connection per command on a Unix socket: the client sends one JSON line (argv, cwd, env,
@@ -127,20 +129,22 @@ def _warm_up() -> None:
     here = str(SCRIPT.parent)
     saved_path = list(sys.path)
     sys.path[:] = [p for p in sys.path if p not in (here, "")]
-    with tempfile.TemporaryDirectory(prefix="dbt-forkserver-warm-up-") as scratch:
-        for name in PROJECT_FILES:
-            shutil.copy2(ROOT / name, Path(scratch) / name)
-        for name in PROJECT_FOLDERS:
-            shutil.copytree(ROOT / name, Path(scratch) / name)
-        # no static parser: it runs in a pool of native threads (dbt-extractor's), which a forked child would not
-        # have, and would wait on forever
-        flags = ["--project-dir", scratch, "--profiles-dir", scratch, "--log-path", str(Path(scratch) / "logs"),
-                 "--quiet", "--log-level-file", "none", "--no-static-parser"]
-        for extra in (["--no-partial-parse"], []):
-            result = dbtRunner().invoke(["parse", *flags, *extra])
-            if not result.success:
-                raise RuntimeError(f"the warm-up parse of a copy of {ROOT} failed: {result.exception}")
-    sys.path[:] = saved_path
+    try:
+        with tempfile.TemporaryDirectory(prefix="dbt-forkserver-warm-up-") as scratch:
+            for name in PROJECT_FILES:
+                shutil.copy2(ROOT / name, Path(scratch) / name)
+            for name in PROJECT_FOLDERS:
+                shutil.copytree(ROOT / name, Path(scratch) / name)
+            # no static parser: it runs in a pool of native threads (dbt-extractor's), which a forked child would
+            # not have, and would wait on forever
+            flags = ["--project-dir", scratch, "--profiles-dir", scratch, "--log-path", str(Path(scratch) / "logs"),
+                     "--quiet", "--log-level-file", "none", "--no-static-parser"]
+            for extra in (["--no-partial-parse"], []):
+                result = dbtRunner().invoke(["parse", *flags, *extra])
+                if not result.success:
+                    raise RuntimeError(f"the warm-up parse of a copy of {ROOT} failed: {result.exception}")
+    finally:
+        sys.path[:] = saved_path
     imported = sorted(m for m in sys.modules if m.split(".")[0] in ("generator_py", "evaluation_py"))
     started = _thread_count() - threads_before
     if imported or started:
