@@ -13,7 +13,11 @@ Before it serves, the server also parses a scratch copy of the project twice (a 
 `_warm_up`). dbt builds the JSON schemas and the serializers of its node and config classes on their first use,
 once per process, and keeps them on the classes: 1.5 s of a first full parse, 0.6 s of a first partial one. A
 command forked afterwards finds them built. Most commands of the suite parse in full, since each test's `--vars`
-differ, and dbt (rightly: the project renders vars into its configs) does not reuse a parse across vars.
+differ, and dbt (rightly: the project renders vars into its configs) does not reuse a parse across vars. The
+server also turns on the caches dbt keeps for its own test suites (`dbt_common.tests.enable_test_caching`, which
+dbt's pytest fixtures call): the parsed Jinja of a text, its top-level blocks and its macro calls, keyed by the
+text itself, and the `dbt_*` modules found on the path. The warm-up fills them with the project's macros and
+models, so a forked command parses only what a test changed: a full parse of the project in 1.5 s instead of 2.8 s.
 
 A command whose environment changes PYTHONPATH goes through the console script instead
 (tests/support/dbt_project.py), since the import path of an interpreter is fixed when it starts.
@@ -155,6 +159,9 @@ def _warm_up() -> None:
 def main() -> None:
     for module in PRELOAD:
         importlib.import_module(module)
+    from dbt_common.tests import enable_test_caching
+
+    enable_test_caching()  # before the warm-up, which fills the caches
     _warm_up()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(sys.argv[1])
