@@ -26,8 +26,9 @@ def column_batches(relation, rows: int = 250_000):
 
 
 def whole_groups(relation, key: str, rows: int = 250_000):
-    """The rows of `relation` (ordered by `key`) as Arrow tables of about `rows` rows, each holding every row
-    of its `key` values: a group cut by a batch boundary is held back and joined to the next batch's."""
+    """The rows of `relation` (ordered so that the rows of each `key` value are together, as ordering by `key`
+    does) as Arrow tables of about `rows` rows, each holding every row of its `key` values: a group cut by a
+    batch boundary is held back and joined to the next batch's."""
     read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
     held = None
     for batch in read(rows):

@@ -70,30 +70,46 @@ def diversity_table(questions_df):
     Jaccard similarity of its questions. A template has one question per table, so at the template level a
     table's figure is the mean over the pairs of its questions that hold one of the template's (how close
     the template's questions come to the others on their table), over the tables with such a pair. Each
-    pair of a table is compared once for all three levels."""
+    pair of a table is compared once for all three levels. The tables are taken in the order of their first
+    question, each with its questions in the frame's order: see :func:`diversity_of_tables`."""
     import pandas as pd
 
     by_table: dict = {}
-    source_of: dict = {}
     for t, s, k, q in zip(questions_df["table_id"].astype(str).tolist(), questions_df["source"].tolist(),
                           pd.array(questions_df["template_id"], dtype="Int64"), questions_df["question"].tolist()):
-        by_table.setdefault(t, []).append((None if k is pd.NA else int(k), _words(q)))
-        source_of[t] = str(s)
+        entry = by_table.setdefault(t, [None, []])
+        entry[0] = s  # a table's source: that of its last question
+        entry[1].append((None if k is pd.NA else int(k), q))
+    return diversity_of_tables((t, s, questions) for t, (s, questions) in by_table.items())
+
+
+def diversity_of_tables(tables):
+    """:func:`diversity_table` of the questions given a table at a time: `(table_id, source, [(template_id or
+    None, question), ...])` for each table, once. Only the table at hand has its word sets in memory, so the
+    questions of a 10x build can be streamed through (analysis_question_diversity). A table given twice is an
+    error: its pairs with its earlier questions would be missed."""
+    import pandas as pd
+
+    sources: dict = {}  # table -> its source, in the order given
+    sizes: dict = {}  # table -> its questions
     table_sim: dict = {}  # table -> mean over its pairs
     template_sim: dict = {}  # (source, template) -> {table: mean over the pairs holding the template}
     template_tables: dict = {}  # (source, template) -> {table: the template's questions there}
-    for t, entries in by_table.items():
-        src = source_of[t]
+    for t, source, questions in tables:
+        if t in sources:
+            raise ValueError(f"question diversity: table {t!r} is given twice; give each table's questions together")
+        src = str(source)
+        sources[t], sizes[t] = src, len(questions)
         members: dict = {}  # template -> positions of its questions on the table
-        for i, (k, _) in enumerate(entries):
+        for i, (k, _) in enumerate(questions):
             if k is not None:
                 members.setdefault(k, []).append(i)
         for k, positions in members.items():
             template_tables.setdefault((src, k), {})[t] = len(positions)
-        n = len(entries)
+        n = len(questions)
         if n < 2:
             continue
-        sim = _pair_similarities([w for _, w in entries])
+        sim = _pair_similarities([_words(q) for _, q in questions])
         row_sums = [sum(r) for r in sim]
         table_sim[t] = sum(row_sums) / (n * (n - 1))  # each pair is in two rows
         for k, positions in members.items():
@@ -112,12 +128,11 @@ def diversity_table(questions_df):
                 "syntactic_similarity": sum(values) / len(values) if values else float("nan")}
 
     rows = []
-    if by_table:
-        rows.append(row("all", None, None, len(by_table), sum(len(e) for e in by_table.values()),
-                        table_sim.values()))
-    for src in sorted(set(source_of.values())):
-        mine = [t for t in by_table if source_of[t] == src]
-        rows.append(row("source", src, None, len(mine), sum(len(by_table[t]) for t in mine),
+    if sources:
+        rows.append(row("all", None, None, len(sources), sum(sizes.values()), table_sim.values()))
+    for src in sorted(set(sources.values())):
+        mine = [t for t in sources if sources[t] == src]
+        rows.append(row("source", src, None, len(mine), sum(sizes[t] for t in mine),
                         [table_sim[t] for t in mine if t in table_sim]))
     for src, k in sorted(template_tables):
         counts = template_tables[(src, k)]
@@ -130,3 +145,17 @@ def diversity_table(questions_df):
     for c in ("questions_per_table", "syntactic_similarity"):
         out[c] = out[c].astype("float64")
     return out
+
+
+def questions_by_table(parts):
+    """`(table_id, source, [(template_id, question), ...])` of each table, for :func:`diversity_of_tables`, from
+    Arrow tables of questions (columns `table_id`, `source`, `template_id`, `question`) that hold each table's
+    questions together and whole, as `whole_groups` cuts them; a table's source is that of its last question."""
+    for part in parts:
+        columns = part.select(["table_id", "source", "template_id", "question"]).to_pydict()
+        ids, sources, templates, texts = (columns[c] for c in ("table_id", "source", "template_id", "question"))
+        start = 0
+        for end in range(1, len(ids) + 1):
+            if end == len(ids) or ids[end] != ids[start]:
+                yield str(ids[start]), sources[end - 1], list(zip(templates[start:end], texts[start:end]))
+                start = end

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from evaluation_py.analysis import scores_by_creation_type
-from generator_py.questions.diversity import DIVERSITY_COLUMNS, diversity_table, question_diversity
+from generator_py.questions.diversity import (DIVERSITY_COLUMNS, diversity_of_tables, diversity_table, question_diversity,
+                                             questions_by_table)
 from generator_py.release.real_import import creation_type, load_release
 
 
@@ -110,6 +111,34 @@ def test_diversity_table_without_pairs_has_no_similarity():
                              columns=["table_id", "source", "template_id", "question"])
     for r in diversity_table(questions).itertuples():
         assert (r.n_tables, r.n_questions, r.n_tables_compared) == (2, 2, 0) and math.isnan(r.syntactic_similarity)
+
+
+def test_diversity_streamed_a_table_at_a_time_equals_the_frames():
+    """What analysis_question_diversity streams from DuckDB: Arrow parts of whole tables, each table's questions
+    together, in the order of their first question; a frame may hold a table's questions apart."""
+    import duckdb
+    from generator_py.dbt_glue.relations import whole_groups
+
+    rows = [("t2", "synthetic", 2, "total of trucks"), ("t1", "synthetic", 1, "how many cars"),
+            ("r1", "real", None, "a b"), ("t1", "synthetic", 1, "how many red cars"), ("r1", "real", None, "a c"),
+            ("t1", "synthetic", 2, "total of cars"), ("t3", "synthetic", 3, "which truck is red")]
+    frame = pd.DataFrame(rows, columns=["table_id", "source", "template_id", "question"])
+    con = duckdb.connect()
+    con.register("q", frame.assign(question_id=[f"{i:02d}" for i in range(len(rows))]))
+    streamed = (con.table("q").project("table_id, source, template_id, question, question_id, "
+                                       "min(question_id) over (partition by table_id) as first_question_id")
+                .order("first_question_id, question_id"))
+    parts = list(whole_groups(streamed, "table_id", rows=2))
+    assert len(parts) > 1  # tables cut by a batch boundary are joined whole
+    assert [t for t, _, _ in questions_by_table(parts)] == ["t2", "t1", "r1", "t3"]
+    pd.testing.assert_frame_equal(diversity_of_tables(questions_by_table(parts)), diversity_table(frame),
+                                  check_exact=True)
+
+
+def test_diversity_of_a_table_given_twice_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="table 't1' is given twice"):
+        diversity_of_tables([("t1", "synthetic", [(1, "a b")]), ("t2", "synthetic", [(1, "a c")]),
+                             ("t1", "synthetic", [(2, "b c")])])
 
 
 def test_diversity_table_of_no_questions_is_empty():
