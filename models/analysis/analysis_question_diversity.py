@@ -6,9 +6,9 @@ from generator_py.questions.diversity import diversity_of_tables, questions_by_t
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    # the HCT-QA questions as generated or imported (the obfuscated twins and the treb suite aside), read a few
-    # thousand tables at a time: each table's questions together, in question order, the tables in the order of
-    # their first question (a frame of every question and its word sets is GBs at 10x scale)
+    # the HCT-QA questions as generated or imported (the obfuscated twins and the treb suite aside), read in parts
+    # of whole tables: each table's questions together, in question order, the tables in the order of their first
+    # question (a frame of every question and its word sets is GBs at 10x scale)
     questions = (dbt.ref("benchmark_questions").filter("suite = 'hctqa' and variant = 'original'")
                  .project("table_id, source, template_id, question, question_id, "
                           "min(question_id) over (partition by table_id) as first_question_id")
