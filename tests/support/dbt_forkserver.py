@@ -34,7 +34,6 @@ import io
 import json
 import os
 import select
-import shutil
 import signal
 import socket
 import subprocess
@@ -49,10 +48,6 @@ PRELOAD = ("dbt.cli.main", "dbt.task.build", "dbt.task.run", "dbt.task.test", "d
            "numpy", "pandas", "pyarrow", "pyarrow.parquet", "sqlglot", "jsonschema", "jinja2", "yaml", "openai",
            "matplotlib.figure", "matplotlib.backends.backend_agg")
 SCRIPT = Path(__file__).resolve()
-ROOT = SCRIPT.parents[2]
-# what dbt reads of the project (dbt_project.yml: model, macro, seed and test paths; the profile; the selectors)
-PROJECT_FILES = ("dbt_project.yml", "profiles.yml", "selectors.yml")
-PROJECT_FOLDERS = ("models", "macros", "seeds", "tests/data")
 
 
 # ------------------------------------------------------------------ the server (this file run as a script)
@@ -127,6 +122,7 @@ def _warm_up() -> None:
     """Parse a scratch copy of the project in full, then partially, in this process: see the module's docstring.
     Parsing imports none of the project's code (dbt reads a Python model's source as text), which is checked."""
     from dbt.cli.main import dbtRunner
+    from project_copy import ROOT, copy_project  # this script's neighbour (the tests' copy of the project)
 
     threads_before = _thread_count()
     # dbt imports every module on the path whose name starts with `dbt_` (its plugin discovery): not this folder's
@@ -135,14 +131,11 @@ def _warm_up() -> None:
     sys.path[:] = [p for p in sys.path if p not in (here, "")]
     try:
         with tempfile.TemporaryDirectory(prefix="dbt-forkserver-warm-up-") as scratch:
-            for name in PROJECT_FILES:
-                shutil.copy2(ROOT / name, Path(scratch) / name)
-            for name in PROJECT_FOLDERS:
-                shutil.copytree(ROOT / name, Path(scratch) / name)
+            project = copy_project(Path(scratch) / "project")
             # no static parser: it runs in a pool of native threads (dbt-extractor's), which a forked child would
             # not have, and would wait on forever
-            flags = ["--project-dir", scratch, "--profiles-dir", scratch, "--log-path", str(Path(scratch) / "logs"),
-                     "--quiet", "--log-level-file", "none", "--no-static-parser"]
+            flags = ["--project-dir", str(project), "--profiles-dir", str(project), "--log-path",
+                     str(Path(scratch) / "logs"), "--quiet", "--log-level-file", "none", "--no-static-parser"]
             for extra in (["--no-partial-parse"], []):
                 result = dbtRunner().invoke(["parse", *flags, *extra])
                 if not result.success:

@@ -25,10 +25,8 @@ from pathlib import Path
 import duckdb
 
 from support import dbt_forkserver
+from support.project_copy import ROOT, copy_project  # noqa: F401 (the tests import both from here)
 
-ROOT = Path(__file__).resolve().parents[2]
-COPY_IGNORE = shutil.ignore_patterns(".venv", "target", "logs", "*.duckdb", "*.duckdb.wal", "exports", "reports",
-                                     "cache", ".git", "__pycache__", ".pytest_cache", "*.egg-info", "dbt_packages")
 # A built project's database and target/ travel with a clone; its caches, reports and exports do not.
 CLONE_IGNORE = shutil.ignore_patterns("logs", "cache", "reports", "exports", "*.duckdb.wal", "__pycache__")
 
@@ -48,11 +46,6 @@ NO_SINGULAR = ("--exclude", "test_type:singular")
 def dbt_executable() -> str:
     candidate = Path(sys.executable).parent / "dbt"
     return str(candidate) if candidate.exists() else (shutil.which("dbt") or "dbt")
-
-
-def copy_project(dest: Path) -> Path:
-    shutil.copytree(ROOT, dest, ignore=COPY_IGNORE)
-    return dest
 
 
 def clone(base: Path, dest: Path) -> Path:
