@@ -24,8 +24,8 @@ import duckdb
 import pytest
 
 from support import question_fixtures, toy_tables as toy_table_data
-from support.dbt_project import (CI_VARS, GEMMA_RESPONSES, NO_SINGULAR, build_vars, clone, copy_project, run_dbt,
-                                 treb_vars, use_parse_cache)
+from support.dbt_project import (CI_VARS, GEMMA_RESPONSES, HEAVY_TAGS, NO_SINGULAR, build_vars, clone, copy_project,
+                                 run_dbt, treb_vars, use_parse_cache)
 from support.shared_builds import build_ahead, built, session_folder, shared_build
 
 E2E = Path(__file__).resolve().parent / "e2e"
@@ -102,9 +102,10 @@ def _benchmark_base(project: Path) -> None:
 
 def _small(tmp_path_factory):
     def build(project: Path) -> None:
-        # benchmark_base, then every other model on its configuration: the same database as one build of all
+        # benchmark_base, then every other model of the light build on its configuration: the database of one
+        # light build (and benchmark_base's obfuscated twins), without its data tests
         clone(built(tmp_path_factory, "eval_base", _benchmark_base)[0], project)
-        run_dbt(project, "build", "--exclude", "resource_type:test", *BENCHMARK, "--vars", build_vars())
+        run_dbt(project, "build", "--exclude", "resource_type:test", *BENCHMARK, *HEAVY_TAGS, "--vars", build_vars())
 
     return build
 
@@ -241,8 +242,8 @@ def benchmark_base(tmp_path_factory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def small_build(tmp_path_factory) -> Iterator[Path]:
-    """Every model at small scale (accidents, one replica, the default baselines), without the data tests, built
-    once a session (on a clone of `benchmark_base`, with its configuration): the hostile builds of
+    """The light build's models at small scale (accidents, one replica, the default baselines), without the data
+    tests, built once a session (on a clone of `benchmark_base`, with its configuration): the hostile builds of
     test_build_guards.py and test_build_gate.py run on clones of it."""
     yield from shared_build(tmp_path_factory, "small", _small(tmp_path_factory))
 

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from support.dbt_project import build_vars, clone, copy_project, query, requests_for, run_dbt, server_key
+from support.dbt_project import HEAVY_TAGS, build_vars, clone, copy_project, query, requests_for, run_dbt, server_key
 
 FULL_NO_TESTS = ("--exclude", "resource_type:test")
 
 
 @pytest.fixture(scope="module")
 def built(small_build) -> Path:
-    """Every model at small scale (accidents, one replica, the default baselines), without tests (the session's
-    `small_build`, shared with test_build_gate.py: every test builds on a clone of it)."""
+    """The light build's models at small scale (accidents, one replica, the default baselines), without tests
+    (the session's `small_build`, shared with test_build_gate.py: every test builds on a clone of it)."""
     return small_build
 
 
@@ -168,7 +168,7 @@ def test_a_share_of_failed_requests_above_the_limit_fails(built, tmp_path, limit
 def test_two_databases_in_one_folder_keep_their_own_exports(tmp_path):
     project = copy_project(tmp_path / "p")
     for name, seed in (("a", 1), ("b", 2)):
-        run_dbt(project, "build", "--select", "+benchmark_exports", "--exclude", "resource_type:test",
+        run_dbt(project, "build", "--select", "+benchmark_exports", "--exclude", "resource_type:test", *HEAVY_TAGS,
                 "--vars", build_vars(seed=seed), env={"HCTQA_DUCKDB_PATH": str(project / f"{name}.duckdb")})
     a, b = (project / "a_exports" / "hctqa_qaps.json"), (project / "b_exports" / "hctqa_qaps.json")
     assert a.is_file() and b.is_file() and a.read_bytes() != b.read_bytes()

@@ -16,15 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from support.dbt_project import _dbt_command, build_vars, clone, query, requests_for, run_dbt, server_key, store_keys
+from support.dbt_project import (HEAVY_TAGS, _dbt_command, build_vars, clone, query, requests_for, run_dbt, server_key,
+                                 store_keys)
 from support.processes import descendants, sandbox_cgroups, still_alive
 
 ACCUMULATE = {"eval_scope": "accumulate"}
 # The evaluation marts only (the analyses read them and are tested elsewhere); the small benchmark is
 # built without benchmark_relational_cells, which the fingerprint test reads.
 EVAL = ("--select", "models/evaluation", "--exclude", "assert_marts_share_one_build_fingerprint")
-# With the analyses selected: the light ones (the heavy parts are not in the small benchmark)
-LIGHT_ANALYSES = ("tag:choice", "tag:images", "tag:obfuscation", "tag:finetune")
 
 
 def _replay(path: Path, answers: dict[str, str]) -> str:
@@ -121,7 +120,7 @@ def test_builds_add_models_and_record_runs(benchmark_base, tmp_path):
     # makes the analyses and the report too: beta, of the second build only, is in every one of them
     wrong = {"name": "alpha", "backend": "replay",
              "path": _replay(tmp_path / "alpha2.jsonl", {q: "no such value" for q in right})}
-    run_dbt(project, "build", *EVAL[:2], "models/analysis", *EVAL[2:], *LIGHT_ANALYSES, "--vars",
+    run_dbt(project, "build", *EVAL[:2], "models/analysis", *EVAL[2:], *HEAVY_TAGS, "--vars",
             build_vars(eval_models=[wrong], eval_remove_models=["twin"], **ACCUMULATE))
     now = {"alpha", "beta", "oracle", "header_match"}
     assert _models(project, "eval_summary") == now

@@ -2,7 +2,8 @@
 
 Each `run_dbt` of the suite is a dbt command of its own, as a user's is. Started from the `dbt` console script,
 each first imports dbt-core, its DuckDB adapter and the libraries the project's Python models load (pandas,
-pyarrow, sqlglot, matplotlib, ...): a one-model `dbt run` takes 3.9 s that way and 2.8 s forked from here.
+pyarrow, sqlglot, matplotlib, scipy, statsmodels, ...): a one-model `dbt run` takes 3.9 s that way and 2.8 s
+forked from here.
 Here that import is done once per test process, by this script run as a server; each command is then a fresh
 child forked from it that sets its own working directory, environment, arguments and output files and runs
 dbt's command line, then exits through the interpreter's normal shutdown (threads joined, atexit handlers run),
@@ -46,7 +47,10 @@ from pathlib import Path
 PRELOAD = ("dbt.cli.main", "dbt.task.build", "dbt.task.run", "dbt.task.test", "dbt.task.list", "dbt.task.compile",
            "dbt.parser.manifest", "dbt.adapters.duckdb", "dbt.adapters.duckdb.impl", "networkx", "agate", "duckdb",
            "numpy", "pandas", "pyarrow", "pyarrow.parquet", "sqlglot", "jsonschema", "jinja2", "yaml", "openai",
-           "matplotlib.figure", "matplotlib.backends.backend_agg")
+           "matplotlib.figure", "matplotlib.backends.backend_agg",
+           # the analyses' statistics and the text metrics: 0.7-1.2 s each, imported by most builds of the suite
+           "scipy.stats", "scipy.special", "statsmodels.discrete.discrete_model", "rouge_score.rouge_scorer",
+           "sacrebleu.metrics")
 SCRIPT = Path(__file__).resolve()
 
 

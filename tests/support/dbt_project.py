@@ -43,6 +43,21 @@ GEMMA_RESPONSES = "responses--gemma-2-9b-it--realHCTs.sample.jsonl"  # in the re
 NO_SINGULAR = ("--exclude", "test_type:singular")
 
 
+def _heavy_tags() -> tuple[str, ...]:
+    """`tag:...` of each heavy part: what the default (light) selector of selectors.yml leaves out, for commands
+    that select or exclude nodes of their own (dbt applies its default selector only to a command with neither).
+    An `--exclude` of these leaves the heavy models out but not the data tests on them."""
+    import yaml
+
+    selectors = yaml.safe_load((ROOT / "selectors.yml").read_text())["selectors"]
+    (light,) = [s for s in selectors if s.get("default")]
+    return tuple(f"tag:{part['value']}" for union in light["definition"]["union"] if "exclude" in union
+                 for part in union["exclude"] if part["method"] == "tag")
+
+
+HEAVY_TAGS = _heavy_tags()
+
+
 def dbt_executable() -> str:
     candidate = Path(sys.executable).parent / "dbt"
     return str(candidate) if candidate.exists() else (shutil.which("dbt") or "dbt")
