@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .leaderboard import N_BOOT, _generator, cluster_interval, clustered_p_value
+from .leaderboard import N_BOOT, _generator, resample_weights, cluster_interval, clustered_p_value
 
 GROUP = ["model_name", "backend", "table_format", "inference_mode", "scoring_mode", "metric", "property"]
 LAYOUT_EFFECT_COLUMNS = [*GROUP, "n_pairs", "n_sets", "mean_without", "mean_with", "effect", "ci_low", "ci_high",
@@ -100,7 +100,7 @@ def observational_differences(scores: pd.DataFrame, questions: pd.DataFrame, tab
                 continue
             if w is None:  # one set of resamples per group, shared by its properties
                 rng = _generator(seed, "layout_observational", *key)
-                w = rng.multinomial(len(uniques), np.full(len(uniques), 1.0 / len(uniques)), size=n_boot)
+                w = resample_weights(len(uniques), n_boot, rng)
             diff = sums[has].sum() / counts[has].sum() - sums[~has].sum() / counts[~has].sum()
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = (w[:, has] @ sums[has]) / (w[:, has] @ counts[has]) - (w[:, ~has] @ sums[~has]) / (

@@ -44,7 +44,7 @@ def _generator(seed: int, *key) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32("\x1f".join(map(str, key)).encode("utf-8"))])
 
 
-def _weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+def resample_weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """How often each table is drawn in each resample (n_boot x n_tables): n_tables draws with replacement
     per resample, counted (a multinomial draw, made from uniform integers: a tenth of numpy's multinomial)."""
     draws = rng.integers(0, n_tables, size=(n_boot, n_tables))
@@ -59,7 +59,7 @@ def cluster_interval(values: np.ndarray, clusters: np.ndarray, n_boot: int, rng:
     sums = np.bincount(codes, weights=values, minlength=len(uniques))
     counts = np.bincount(codes, minlength=len(uniques)).astype(float)
     mean = float(values.mean())
-    w = _weights(len(uniques), n_boot, rng)
+    w = resample_weights(len(uniques), n_boot, rng)
     boot = (w @ sums) / (w @ counts)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(boot, [tail, 100 - tail])

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .leaderboard import N_BOOT, _generator, _weights
+from .leaderboard import N_BOOT, _generator, resample_weights
 from .selection import PRIMARY, left_out_mask, select_scores
 
 # Lower edges of each measure's bins; the last bin is open-ended.
@@ -59,7 +59,7 @@ def _bin_rows(cell: pd.DataFrame, model_name, mode, measure: str, label: str, lo
     once (drawn from the seed and the bin's key) and every metric's mean is taken over the same resamples:
     a resample's mean is its tables' summed scores over their scored predictions."""
     codes, tables = pd.factorize(cell["table_id"])
-    weights = _weights(len(tables), n_boot, _generator(seed, model_name, mode, measure, label))
+    weights = resample_weights(len(tables), n_boot, _generator(seed, model_name, mode, measure, label))
     tail = (1 - LEVEL) / 2 * 100
     out = []
     for (scoring_mode, metric), g in cell.groupby(["scoring_mode", "metric"], sort=True):

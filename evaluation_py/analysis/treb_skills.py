@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .leaderboard import N_BOOT, _generator, cluster_interval
+from .leaderboard import N_BOOT, _generator, resample_weights, cluster_interval
 from .selection import PRIMARY, left_out_mask, select_scores
 
 QUESTION_COLUMNS = ("question_id", "treb_skill", "treb_subtask", "treb_metric")
@@ -43,7 +43,8 @@ def scores_by_treb_skill(scores: pd.DataFrame, questions: pd.DataFrame, seed: in
         q = q[q["variant"].fillna("original") == "original"]
     q = q[q["treb_subtask"].notna()].drop_duplicates("question_id").set_index("question_id")
     sel = select_scores(scores, None, table_format, exclude_left_out=False)
-    sel = sel[sel["question_id"].isin(q.index)]
+    known = set(q.index)  # a set: isin over an Arrow-backed column converts every value of q first
+    sel = sel[[x in known for x in sel["question_id"].tolist()]]
     if sel.empty:
         return _empty()
     sel = sel.assign(**{c: sel["question_id"].map(q[c]).to_numpy() for c in QUESTION_COLUMNS[1:]})
@@ -81,8 +82,7 @@ def _skill_interval(g: pd.DataFrame, seed: int, key: tuple, n_boot: int) -> tupl
     if not subtasks:
         return (np.nan, np.nan, np.nan, *counts)
     codes, uniques = pd.factorize(kept["table_id"].to_numpy())
-    w = _generator(seed, *key, SKILL_METRIC).multinomial(len(uniques), np.full(len(uniques), 1.0 / len(uniques)),
-                                                         size=n_boot)
+    w = resample_weights(len(uniques), n_boot, _generator(seed, *key, SKILL_METRIC))
     means, boot = [], []
     for s in subtasks:
         mine = (kept["treb_subtask"] == s).to_numpy()

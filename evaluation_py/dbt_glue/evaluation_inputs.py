@@ -6,7 +6,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import pandas as pd
 
@@ -20,6 +20,7 @@ from ..prompting.image_prompts import IMAGE_FORMAT, with_table_images
 from ..backends.replay_backend import check_against_benchmark, read_responses
 from ..configuration.model_specs import DEFAULT_EVAL_MODELS, ModelSpec, parse_eval_models
 from ..running.predictions import all_requests
+from ..running.requests import requested_rows
 from generator_py.dbt_glue.relations import frame
 
 
@@ -37,6 +38,8 @@ TABLE_INPUT_COLUMNS = ("table_id",) + format_names(text_only=True)
 IMAGE_INPUT_COLUMNS = ("table_id", "path", "sha256")  # benchmark_table_images, for `formats: [image]`
 QUESTION_RENDERING_COLUMNS = tuple(f"rendering_{name}" for name in format_names(text_only=True))
 ONE_SHOT_KIND_COLUMNS = ("template_id", "family")  # prompting.one_shot.KIND_COLUMNS beyond `source`
+# what a request shows or answers from, read only for the questions the requests ask (the rest choose them)
+QUESTION_TEXT_COLUMNS = ("question", "answer_gt", "output_instruction") + QUESTION_RENDERING_COLUMNS
 
 
 log = logging.getLogger(__name__)
@@ -53,17 +56,25 @@ def eval_inputs(questions: pd.DataFrame, tables: pd.DataFrame, eval_models_raw, 
     specs = parse_eval_models(parse_config(eval_models_raw))
     if images is not None and any(IMAGE_FORMAT in spec.formats for spec in specs):
         tables = with_table_images(tables, images() if callable(images) else images)
+    questions = with_choosing_columns(specs, questions, tables, splits)
+    seed = seed_var(seed_raw)
+    if check_replay:
+        check_replay_files(specs, questions)
+    benchmark = BenchmarkLookup(questions, tables)
+    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
+
+
+def with_choosing_columns(specs: list[ModelSpec], questions: pd.DataFrame, tables: pd.DataFrame,
+                          splits=None) -> pd.DataFrame:
+    """`questions` with what entries choose questions by beyond the mart's columns: each one's table's fine-tuning
+    split for entries with `splits:`, its table's size for entries with `max_table_cells:`."""
     asking = [spec.name for spec in specs if spec.splits]
     if asking and splits is not None:
         questions = with_finetune_splits(questions, splits, asking[0])
     sizing = [spec.name for spec in specs if spec.max_table_cells is not None]
     if sizing:
         questions = with_table_cells(questions, tables, sizing[0])
-    seed = seed_var(seed_raw)
-    if check_replay:
-        check_replay_files(specs, questions)
-    benchmark = BenchmarkLookup(questions, tables)
-    return EvalInputs(specs, all_requests(specs, questions, tables, seed, benchmark), benchmark)
+    return questions
 
 
 def with_finetune_splits(questions: pd.DataFrame, splits, entry_name: str) -> pd.DataFrame:
@@ -119,10 +130,13 @@ def check_build_inputs(eval_models_raw, judge_model_raw, finetune_split_fraction
         load_release(release_dir, renderings=False)
 
 
-def check_replay_files(specs: list[ModelSpec], questions: pd.DataFrame) -> None:
-    """Fail on a replay file that answers another benchmark; log ids it has beyond this one and repeats."""
+def check_replay_files(specs: list[ModelSpec], questions) -> None:
+    """Fail on a replay file that answers another benchmark; log ids it has beyond this one and repeats.
+    `questions`: the benchmark's questions, or a function giving them (called only when an entry replays)."""
     for spec in specs:
         if spec.backend == "replay":
+            if callable(questions):
+                questions = questions()
             note = check_against_benchmark(read_responses(spec.backend_config["path"]), questions, spec.name)
             if note:
                 log.warning(note)
@@ -136,24 +150,17 @@ def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, che
     relations (not frames) with the same arguments get the inputs built by the first of them
     (`_shared_inputs`); a replay file is still checked where `check_replay` asks."""
     key = _invocation_key(questions, tables, eval_models_raw, seed_raw, images, splits)
-    if key is not None:
-        with _SHARED_LOCK:
-            shared = _SHARED.get(key)
-            if shared is None:
-                shared = _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits)
-                _SHARED.clear()  # one invocation's inputs at a time
-                _SHARED[key] = shared
-        if check_replay:
-            check_replay_files(shared.specs, shared.questions)
-        return shared.inputs
-    return _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits, check_replay).inputs
-
-
-@dataclass
-class _Built:
-    inputs: EvalInputs
-    specs: list[ModelSpec]
-    questions: pd.DataFrame  # what a replay file is checked against
+    if key is None:
+        return _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits, check_replay)
+    with _SHARED_LOCK:
+        inputs = _SHARED.get(key)
+        if inputs is None:
+            inputs = _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits)
+            _SHARED.clear()  # one invocation's inputs at a time
+            _SHARED[key] = inputs
+    if check_replay:
+        check_replay_files(inputs.specs, _every_question(questions))
+    return inputs
 
 
 _SHARED: dict = {}
@@ -175,7 +182,7 @@ def _invocation_key(questions, tables, eval_models_raw, seed_raw, images, splits
 
 
 def _build_from_relations(questions, tables, eval_models_raw, seed_raw, images=None, splits=None,
-                          check_replay: bool = False) -> "_Built":
+                          check_replay: bool = False) -> EvalInputs:
     present = list(questions.columns)  # a DataFrame or a DuckDB relation
     question_columns = QUESTION_INPUT_COLUMNS + tuple(c for c in VARIANT_COLUMNS if c in present)
     # the questions' own table views (naming, robustness, plausibility, outlier) and output instructions, where
@@ -190,12 +197,32 @@ def _build_from_relations(questions, tables, eval_models_raw, seed_raw, images=N
     def split_rows():
         return _columns(splits() if callable(splits) else splits, ("table_id", "split"))
 
-    question_rows = _columns(questions, question_columns)
     # the tables' size, where the mart has it (what an entry's `max_table_cells` picks questions by)
-    table_columns = TABLE_INPUT_COLUMNS + (("n_cells",) if "n_cells" in list(tables.columns) else ())
-    inputs = eval_inputs(question_rows, _columns(tables, table_columns), eval_models_raw, seed_raw, check_replay,
-                         image_rows if images is not None else None, split_rows if splits is not None else None)
-    return _Built(inputs, inputs.specs, question_rows)
+    sizes = ("n_cells",) if "n_cells" in list(tables.columns) else ()
+    specs = parse_eval_models(parse_config(eval_models_raw))
+    # Which rows the requests read is decided on the columns that choose them; the texts are then read for those
+    # rows only: a few thousand requests read a few thousand tables, where every question's text and every
+    # table's renderings are about 3 GB at 10x scale.
+    choosing = with_choosing_columns(
+        specs, _columns(questions, [c for c in question_columns if c not in QUESTION_TEXT_COLUMNS]),
+        _columns(tables, ("table_id",) + sizes), split_rows if splits is not None else None)
+    question_ids, table_ids = requested_rows(specs, choosing, seed_var(seed_raw))
+    n_questions, n_tables = len(choosing), choosing["table_id"].nunique()
+    del choosing
+    question_rows = _columns(_rows_with(questions, "question_id", question_ids, n_questions), question_columns)
+    inputs = eval_inputs(question_rows, _columns(_rows_with(tables, "table_id", table_ids, n_tables),
+                                                 TABLE_INPUT_COLUMNS + sizes),
+                         eval_models_raw, seed_raw, False, image_rows if images is not None else None,
+                         split_rows if splits is not None else None)
+
+    if check_replay:
+        check_replay_files(specs, _every_question(questions))
+    return inputs
+
+
+def _every_question(questions) -> Callable[[], pd.DataFrame]:
+    """What a replay file is checked against: the whole benchmark's questions, read when an entry replays."""
+    return lambda: _columns(questions, ("question_id", "question", "answer_gt"))
 
 
 def own_views(dbt) -> Optional[pd.DataFrame]:
@@ -207,6 +234,19 @@ def own_views(dbt) -> Optional[pd.DataFrame]:
         return None
     present = " or ".join(f'"{c}" is not null' for c in columns)
     return frame(questions.filter(present).project(", ".join(["question_id", *(f'"{c}"' for c in columns)])))
+
+
+def _rows_with(relation, column: str, values: set[str], n_rows: int):
+    """The rows of `relation` (a DuckDB relation or a frame, `n_rows` values of `column`) whose `column` is one of
+    `values`; the whole relation when they are most of it (a filter by a list that long costs more than it saves)."""
+    if isinstance(relation, pd.DataFrame):
+        return relation[relation[column].isin(values)]
+    if 2 * len(values) > n_rows:
+        return relation
+    if not values:
+        return relation.filter("false")
+    listed = ", ".join("'" + str(v).replace("'", "''") + "'" for v in sorted(values))
+    return relation.filter(f'"{column}" in ({listed})')
 
 
 def _columns(relation, columns) -> pd.DataFrame:

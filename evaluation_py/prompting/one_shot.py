@@ -29,21 +29,40 @@ def kind_of(questions: pd.DataFrame) -> list[tuple]:
     return out
 
 
-def one_shot_examples(chosen: pd.DataFrame, pool: pd.DataFrame, seed: int) -> dict[str, str]:
-    """question_id -> the question_id of its example (from `pool`, usually every question of the benchmark);
-    a question whose kind has no question on another table has none (it is then asked without one)."""
-    kinds = kind_of(pool)
+def _ranked(pool: pd.DataFrame, seed: int) -> dict[tuple, list[tuple[int, str, str]]]:
+    """kind -> its questions (rank, question_id, table_id), first-ranked first."""
     ranked: dict[tuple, list[tuple[int, str, str]]] = {}
-    for kind, qid, table in zip(kinds, pool["question_id"].tolist(), pool["table_id"].tolist()):
+    for kind, qid, table in zip(kind_of(pool), pool["question_id"].tolist(), pool["table_id"].tolist()):
         ranked.setdefault(kind, []).append((stable_int(seed, "one-shot", qid), qid, table))
     for candidates in ranked.values():
         candidates.sort()
+    return ranked
+
+
+def one_shot_examples(chosen: pd.DataFrame, pool: pd.DataFrame, seed: int) -> dict[str, str]:
+    """question_id -> the question_id of its example (from `pool`, usually every question of the benchmark);
+    a question whose kind has no question on another table has none (it is then asked without one)."""
+    ranked = _ranked(pool, seed)
     out = {}
     for kind, qid, table in zip(kind_of(chosen), chosen["question_id"].tolist(), chosen["table_id"].tolist()):
         # the first-ranked candidate on another table (the first two suffice unless a table repeats)
         for _, example, example_table in ranked.get(kind, ()):
             if example_table != table:
                 out[qid] = example
+                break
+    return out
+
+
+def example_candidates(pool: pd.DataFrame, seed: int) -> dict[str, str]:
+    """The questions of `pool` that can be an example (question_id -> table_id): of each kind, the first-ranked
+    ones up to the first on a second table. A pool cut to these (and any others) gives every question the example
+    the whole pool gives: its example is the first-ranked on another table, the first or the first on a second."""
+    out = {}
+    for candidates in _ranked(pool, seed).values():
+        first_table = candidates[0][2]
+        for _, qid, table in candidates:
+            out[qid] = table
+            if table != first_table:
                 break
     return out
 

@@ -81,6 +81,26 @@ def select_questions(spec: ModelSpec, questions: pd.DataFrame, seed: int) -> pd.
         ["_variant", "table_id", "question_id"]).drop(columns="_variant")
 
 
+def requested_rows(specs: list[ModelSpec], questions: pd.DataFrame, seed: int) -> tuple[set[str], set[str]]:
+    """(question ids, table ids) that the requests of `specs` read from `questions`: each entry's chosen
+    questions (with their twins) and, for an entry with `shots: 1`, the questions an example can be
+    (prompting.one_shot.example_candidates). `questions` needs only the columns that choose (no texts), and
+    `build_requests` over the questions and tables cut to these ids makes the requests it makes over all."""
+    ids: set[str] = set()
+    tables: set[str] = set()
+    for spec in specs:
+        chosen = select_questions(spec, questions, seed)
+        ids.update(chosen["question_id"].tolist())
+        tables.update(chosen["table_id"].tolist())
+    if any(spec.shots == 1 for spec in specs):
+        from ..prompting.one_shot import example_candidates
+
+        candidates = example_candidates(questions, seed)
+        ids.update(candidates)
+        tables.update(candidates.values())
+    return ids, tables
+
+
 def _sample_order(q: pd.DataFrame, seed: int) -> list[int]:
     """Each question's place in the seeded sample order. The questions of one table asked on its perturbed views
     (a `perturbed_views` family: one question, several views) share their group's place, so a sample holds a

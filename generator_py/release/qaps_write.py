@@ -47,18 +47,27 @@ def release_number(value: Any, where: str = "value") -> str:
     return "" if number is None else str(number)
 
 
+# (release name, column, numeric?) of every question property, in the release's order
+_QUESTION_PROPERTIES = tuple((name, column, name in _NUMERIC_RELEASE)
+                             for name, column in RELEASE_QUESTION_PROPERTY_COLUMNS.items())
+
+
 def _question_entry(q: dict[str, Any]) -> dict[str, Any]:
     qid = str(q["question_id"])
     question_text = as_text(q["question"])
     if question_text is None:
         raise ValueError(f"questions: {qid}: missing question text")
     props: dict[str, Any] = {}
-    for release_name, column in RELEASE_QUESTION_PROPERTY_COLUMNS.items():
-        where = f"questions: {qid}: {column}"
-        if release_name in _NUMERIC_RELEASE:
-            props[release_name] = release_number(q[column], where)
+    for release_name, column, numeric in _QUESTION_PROPERTIES:
+        value = q[column]
+        # the common cells (an int, a bool) first: this runs once per property of every question, and the
+        # error's `where` is made only for a cell that needs the full check
+        if numeric:
+            props[release_name] = str(value) if type(value) is int else "" if value is None else release_number(
+                value, f"questions: {qid}: {column}")
         else:
-            props[release_name] = bool(as_bool(q[column], where))
+            props[release_name] = value if value is True or value is False else bool(
+                as_bool(value, f"questions: {qid}: {column}"))
     return {
         "question_id": qid,
         "question": question_text,
