@@ -17,11 +17,17 @@ def arrow_table(relation) -> pa.Table:
     return read()
 
 
+def arrow_reader(relation, rows: int = 250_000) -> pa.RecordBatchReader:
+    """The relation's rows as Arrow record batches of up to `rows` rows, read as they are used (`to_arrow_reader`
+    from duckdb 1.4, `fetch_arrow_reader` before); its `schema` is known before the first batch."""
+    read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
+    return read(rows)
+
+
 def column_batches(relation, rows: int = 250_000):
     """The relation's rows in batches of about `rows`, each as {column: Python list}: a model walks a relation of
-    millions of rows holding one batch of Python objects at a time (`to_arrow_reader` from duckdb 1.4)."""
-    read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
-    for batch in read(rows):
+    millions of rows holding one batch of Python objects at a time."""
+    for batch in arrow_reader(relation, rows):
         yield batch.to_pydict()
 
 
@@ -29,9 +35,8 @@ def whole_groups(relation, key: str, rows: int = 250_000):
     """The rows of `relation` (ordered so that the rows of each `key` value are together, as ordering by `key`
     does) as Arrow tables of about `rows` rows, each holding every row of its `key` values: a group cut by a
     batch boundary is held back and joined to the next batch's."""
-    read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
     held = None
-    for batch in read(rows):
+    for batch in arrow_reader(relation, rows):
         table = pa.Table.from_batches([batch])
         if held is not None:
             table = pa.concat_tables([held, table])
