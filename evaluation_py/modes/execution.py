@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -25,6 +24,7 @@ from ..sandbox import Limits, SandboxError, SandboxPool
 from ..sandbox.bubblewrap import find_bwrap
 from ..sandbox.program import TEXT_INPUTS
 from ..sandbox.result import SANDBOX_NAMES
+from generator_py.core import sqlite_gate
 
 # Limits of one program, and of each block of an icot session (the CPU limit counts per session).
 MODE_LIMITS = Limits(timeout_s=5.0, cpu_s=10, memory_mb=1024)
@@ -82,7 +82,7 @@ def result_row(result) -> dict:
 class ExecutionCache:
     def __init__(self, path: str | Path):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(str(path), timeout=60.0, isolation_level=None)
+        self._con = sqlite_gate.connect(str(path), timeout=60.0, isolation_level=None)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.executescript(_SCHEMA)
 

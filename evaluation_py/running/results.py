@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from pathlib import Path
 from typing import Iterable, Optional
@@ -33,6 +32,7 @@ import pandas as pd
 
 from ..configuration.model_specs import ModelSpec
 from .store import names_damage
+from generator_py.core import sqlite_gate
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS evaluated_entries (
@@ -107,7 +107,7 @@ class ResultsIndex:
     def __init__(self, store_file: str | Path, busy_timeout_s: float = 60.0):
         self.path = Path(store_file)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None)
+        self._con = sqlite_gate.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=FULL")
         self._con.executescript(_SCHEMA)
@@ -269,14 +269,14 @@ class ResultsIndex:
         order by r.started_at, r.run_id, p.model_name
         """
         self._ensure_store_tables()
-        return pd.read_sql_query(sql, self._con)
+        return self._con.read_frame(sql)
 
     def fingerprints(self) -> pd.DataFrame:
         """Which fingerprints hold results for which models: one row per fingerprint x model."""
-        return pd.read_sql_query(
+        return self._con.read_frame(
             "SELECT e.fingerprint, e.model_name, e.entry_digest, e.run_id AS last_run_id, count(r.cache_key) AS"
             " n_requests FROM evaluated_entries e LEFT JOIN evaluated_requests r USING (fingerprint, model_name)"
-            " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2", self._con)
+            " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2")
 
     def _ensure_store_tables(self) -> None:
         from .store import PredictionStore

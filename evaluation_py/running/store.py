@@ -37,6 +37,7 @@ from typing import Iterable, Optional
 import pandas as pd
 
 from ..backends.base import Prediction
+from generator_py.core import sqlite_gate
 
 PREDICTION_COLUMNS = [f.name for f in fields(Prediction)]
 _SCHEMA = """
@@ -128,7 +129,7 @@ class PredictionStore:
         self.path = Path(path)
         self.run_id = run_id or current_run_id()  # stamped on every answer and error written
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._con = sqlite3.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None)
+        self._con = sqlite_gate.connect(str(self.path), timeout=busy_timeout_s, isolation_level=None)
         self._con.execute("PRAGMA journal_mode=WAL")
         self._con.execute("PRAGMA synchronous=FULL")
         self._con.executescript(_SCHEMA)
@@ -249,10 +250,10 @@ class PredictionStore:
     @_named
     def errors(self) -> pd.DataFrame:
         """Unanswered requests with their last error: Prediction fields plus failures, total_attempts."""
-        return pd.read_sql_query(
+        return self._con.read_frame(
             "SELECT cache_key, question_id, model_name, NULL AS response, error_kind, attempts, latency_s,"
             " prompt_tokens, NULL AS completion_tokens, NULL AS logprobs_json, failures, total_attempts"
-            " FROM errors ORDER BY cache_key", self._con)
+            " FROM errors ORDER BY cache_key")
 
     @_named
     def run_ids(self, keys: Iterable[str]) -> dict[str, Optional[str]]:
@@ -299,7 +300,7 @@ class PredictionStore:
             sql += (" UNION ALL SELECT cache_key, question_id, model_name, NULL, error_kind, attempts, latency_s,"
                     f" prompt_tokens, NULL, NULL FROM errors {where}")
             args = list(args) * 2
-        df = pd.read_sql_query(sql + " ORDER BY cache_key", self._con, params=args)
+        df = self._con.read_frame(sql + " ORDER BY cache_key", params=args)
         for c in ("prompt_tokens", "completion_tokens", "attempts"):
             df[c] = df[c].astype("Int64")
         for c in ("response", "error_kind", "logprobs_json"):

@@ -9,7 +9,6 @@ questions reading the same tables run one after the other with those tables load
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Iterator
 
 import duckdb
@@ -21,6 +20,7 @@ from ..questions.families import ALL_FAMILIES
 from ..questions.families.sql_text import TABLE_NAMES
 from ..tables.relational import TableRows, relational_rows
 from .sqlite_answers import compare_answers
+from ..core import sqlite_gate
 
 CHECK_COLUMNS = ("question_id", "table_id", "family", "duckdb_answer", "sqlite_answer", "generator_answer", "agrees")
 ANSWER_SCHEMA = pa.schema([("question_id", pa.string()), ("answer_row", pa.int64()),
@@ -75,7 +75,7 @@ def duckdb_answers(questions: pd.DataFrame, rows: pd.DataFrame) -> pa.Table:
     return pa.table([list(c) for c in zip(*out)] if out else [[], [], []], schema=ANSWER_SCHEMA)
 
 
-def _load(con: sqlite3.Connection, t: TableRows, name: str) -> None:
+def _load(con: "sqlite_gate.Connection", t: TableRows, name: str) -> None:
     """A relational table as the SQLite table `name`: attributes TEXT, Value REAL."""
     decl = ", ".join([f'"{c}" TEXT' for c in t.names] + ['"Value" REAL'])
     con.execute(f"DROP TABLE IF EXISTS {name}")
@@ -92,7 +92,7 @@ def cross_check(questions: pd.DataFrame, answers: pd.DataFrame, rows: pd.DataFra
         expected.setdefault(qid, []).append(list(values))
     tables = _read(questions, rows)
     out = []
-    con = sqlite3.connect(":memory:")
+    con = sqlite_gate.connect(":memory:")
     try:
         for read, asked in _by_tables(questions, "table_id", "family", "spec_json", "py_answer_json"):
             for name, tid in zip(TABLE_NAMES[len(read)], read):

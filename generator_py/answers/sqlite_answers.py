@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import sqlite3
 import subprocess
 import sys
 from typing import Iterable, Mapping, Sequence
@@ -13,9 +12,10 @@ import pandas as pd
 import sqlglot
 
 from ..core.formatting import format_value
+from ..core import sqlite_gate
 
 
-def load_table(con: sqlite3.Connection, frame: pd.DataFrame, name: str = "T") -> None:
+def load_table(con: "sqlite_gate.Connection", frame: pd.DataFrame, name: str = "T") -> None:
     """A relational table as the SQLite table `name` (attributes TEXT, Value REAL), replacing one of that name."""
     cols = list(frame.columns)
     decl = ", ".join(f'"{c}" REAL' if c.lower() == "value" else f'"{c}" TEXT' for c in cols)
@@ -35,7 +35,7 @@ def to_sqlite(sql: str) -> str:
 
 def _run_group(args) -> dict:
     frame, questions = args
-    con = sqlite3.connect(":memory:")
+    con = sqlite_gate.connect(":memory:")
     try:
         load_table(con, frame)
         out = {}
