@@ -17,10 +17,9 @@ time) into temporary files, which replace the export's only once all six are com
 the way leaves the export as it was. A file whose new bytes equal the file already there is not replaced (a
 rebuild with nothing changed leaves every file, and its modification time, as it was).
 
-A caller holding the marts in a database writes the export a part at a time (`write_part_from_relations` for
-the originals, then for the twins, then `commit`; `discard` on failure): each part is read from the database a
-batch at a time, so no part is in memory whole. `write_exports` writes rows it is given whole (frames or Arrow
-tables) the same way, a part at a time (`write_part`).
+A caller holding the marts in a database writes the export a part at a time (`write_part` for the originals,
+then for the twins, then `commit`; `discard` on failure), so only one part's rows are in memory at once;
+`write_exports` does the same with rows it is given whole.
 
 Plain Python: no dbt imports.
 """
@@ -33,17 +32,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .parquet import ParquetRows, arrow_table, normalized_arrow, replace_with_if_changed, write_parquet
-from ..core.child_process import streamed_pool_map
-from ..dbt_glue.relations import arrow_reader, take_rows
+from .parquet import arrow_table, normalized_arrow, replace_with_if_changed, write_parquet
+from ..dbt_glue.relations import take_rows
 from ..release.properties import (
     NUMERIC_QUESTION_PROPERTY_COLUMNS,
     QUESTION_PROPERTY_COLUMNS,
     TABLE_PROPERTY_COLUMNS,
 )
-from ..release.qaps_write import (QAPS_QUESTION_COLUMNS, QAPS_SEPARATOR, REQUIRED_QUESTION_COLUMNS,
-                                  REQUIRED_TABLE_COLUMNS, check_qaps_frames, qaps_entry, qaps_json, qaps_table_columns,
-                                  question_entry)
+from ..release.qaps_write import (QAPS_QUESTION_COLUMNS, QAPS_SEPARATOR, check_qaps_frames, qaps_entry, qaps_json,
+                                  qaps_table_columns, question_entry)
 
 TABLES_PARQUET = "benchmark_tables.parquet"
 QUESTIONS_PARQUET = "benchmark_questions.parquet"
@@ -80,13 +77,11 @@ def _by_id(table: pa.Table, id_column: str) -> pa.Table:
     return table if order == list(range(len(keys))) else table.take(pa.array(order, pa.int64()))
 
 
-def _null_text_as_null(table: pa.Table, names: Optional[frozenset] = None) -> pa.Table:
-    """A text column with no value in this part (`names`, when the part comes in batches; else found here) typed
-    as Arrow's null, as a frame's empty column converts: the Parquet files are the same whichever way the rows
-    came."""
+def _null_text_as_null(table: pa.Table) -> pa.Table:
+    """A text column with no value in this part typed as Arrow's null, as a frame's empty column converts: the
+    Parquet files are the same whichever way the rows came."""
     for i, (name, column) in enumerate(zip(table.column_names, table.columns)):
-        empty = name in names if names is not None else column.null_count == len(column)
-        if pa.types.is_string(column.type) and empty:
+        if pa.types.is_string(column.type) and column.null_count == len(column):
             table = table.set_column(i, name, pa.nulls(len(column)))
     return table
 
@@ -104,51 +99,32 @@ def _part(tables: pa.Table, questions: pa.Table) -> tuple[pa.Table, pa.Table]:
     return tables, questions
 
 
-class _QapsFile:
-    """The release's qaps JSON written a few hundred tables' entries at a time: the bytes `qaps_bytes` gives for
-    the whole list."""
-
-    def __init__(self, path: Path, image_paths: Optional[Mapping[str, str]]):
-        self._file = open(path, "w", encoding="utf-8", newline="\n")
-        self._file.write("[")
-        self._image_paths = image_paths
-        self._wrote = False
-
-    def add(self, tables: list[dict], questions: list[list[dict]]) -> None:
-        """Entries of `tables` (rows of qaps_table_columns, by id), each with its questions (rows of
-        QAPS_QUESTION_COLUMNS, by id)."""
-        entries = []
-        for t, own in zip(tables, questions):
-            entry = qaps_entry(t, [question_entry(q) for q in own])
-            if self._image_paths:
-                entry["table_info"]["table_image_local_path"] = self._image_paths.get(entry["table_id"])
-            entries.append(entry)
-        if entries:
-            self._file.write((QAPS_SEPARATOR if self._wrote else "") + qaps_json(entries)[1:-1])
-            self._wrote = True
-
-    def close(self) -> None:
-        self._file.write("]\n")
-        self._file.close()
-
-
 def _write_qaps(tables: pa.Table, questions: pa.Table, image_paths: Optional[Mapping[str, str]], path: Path) -> None:
-    """The release's qaps JSON of these tables and questions (by id), QAPS_BATCH tables at a time."""
+    """The release's qaps JSON of these tables and questions (by id), written QAPS_BATCH tables at a time: the
+    bytes of `qaps_bytes(build_qaps(...))`."""
     rows_of: dict[str, list[int]] = {}
     for i, table_id in enumerate(questions["table_id"].to_pylist()):
         rows_of.setdefault(str(table_id), []).append(i)
     question_columns = questions.select(list(dict.fromkeys(QAPS_QUESTION_COLUMNS)))
     table_columns = tables.select(list(dict.fromkeys(qaps_table_columns(tables.column_names))))
-    qaps = _QapsFile(path, image_paths)
-    try:
+    wrote = False
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("[")
         for start in range(0, tables.num_rows, QAPS_BATCH):
             batch = table_columns.slice(start, QAPS_BATCH).to_pylist()
             rows = [rows_of.get(str(t["table_id"]), []) for t in batch]
             # the batch's questions in one read, then dealt out to their tables
             asked = iter(take_rows(question_columns, [i for r in rows for i in r]).to_pylist())
-            qaps.add(batch, [[next(asked) for _ in own] for own in rows])
-    finally:
-        qaps.close()
+            entries = []
+            for t, own in zip(batch, rows):
+                entry = qaps_entry(t, [question_entry(next(asked)) for _ in own])
+                if image_paths:
+                    entry["table_info"]["table_image_local_path"] = image_paths.get(entry["table_id"])
+                entries.append(entry)
+            if entries:
+                f.write((QAPS_SEPARATOR if wrote else "") + qaps_json(entries)[1:-1])
+                wrote = True
+        f.write("]\n")
 
 
 def _tmp(path: Path) -> Path:
@@ -182,111 +158,6 @@ def write_part(out_dir: Union[str, Path], suffix: str, tables: Union[pd.DataFram
             _tmp(path).unlink(missing_ok=True)
         raise
     return here
-
-
-PART_BATCH_ROWS = 20_000  # rows of a part read from the database, sent to the writer and written at a time
-
-
-def write_part_from_relations(out_dir: Union[str, Path], suffix: str, tables, questions,
-                              image_paths: Optional[Mapping[str, str]] = None) -> list[Path]:
-    """`write_part` for marts in a database: `tables`, `questions` are the part's DuckDB relations. They are
-    checked by queries (the same errors as `write_part`), then read in id order a batch at a time and written
-    by a worker process as the batches come (its Python work, the qaps entries above all, beside the other
-    models' threads, not in their way), so no part is held whole; the files are byte for byte `write_part`'s."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    _check_relation(tables, REQUIRED_TABLE_COLUMNS, "table_id", "tables")
-    _check_relation(questions, REQUIRED_QUESTION_COLUMNS, "question_id", "questions")
-    unknown = (questions.join(tables.project("table_id").set_alias("known"), "table_id", how="anti")
-               .project("question_id, table_id").order("question_id").limit(1).fetchall())
-    if unknown:
-        raise ValueError(f"questions: {unknown[0][0]}: table_id {str(unknown[0][1])!r} is not in tables")
-    here = _paths(out, suffix)
-    empty = (_all_null_text(tables), _all_null_text(questions))
-    try:
-        for _ in streamed_pool_map(_write_message, _part_messages(tables, questions), 1, initializer=_start_part,
-                                   initargs=(here, empty, image_paths)):
-            pass
-    except BaseException:
-        for path in here:
-            _tmp(path).unlink(missing_ok=True)
-        raise
-    return here
-
-
-def _check_relation(relation, required, id_column: str, name: str) -> None:
-    """check_frame's checks of a relation, by queries: required columns, no repeated names, ids neither null
-    nor repeated."""
-    columns = pd.Index(relation.columns)
-    missing = [c for c in required if c not in columns]
-    if missing:
-        raise ValueError(f"{name}: missing columns {missing}")
-    if columns.duplicated().any():
-        raise ValueError(f"{name}: duplicate column names {list(columns[columns.duplicated()])}")
-    key = f'"{id_column}"'
-    if relation.filter(f"{key} is null").limit(1).fetchall():
-        raise ValueError(f"{name}: null {id_column}")
-    repeated = (relation.aggregate(f"{key}::varchar as id, count(*) as n", key).filter("n > 1").order("id")
-                .limit(5).fetchall())
-    if repeated:
-        raise ValueError(f"{name}: duplicate {id_column} {[r[0] for r in repeated]}")
-
-
-def _all_null_text(relation) -> frozenset:
-    """The text columns of `relation` with no value (`_null_text_as_null` types them null)."""
-    text = [c for c, t in zip(relation.columns, relation.types) if str(t) == "VARCHAR"]
-    if not text:
-        return frozenset()
-    (counts,) = relation.aggregate(", ".join(f'count("{c}")' for c in text)).fetchall()
-    return frozenset(c for c, n in zip(text, counts) if n == 0)
-
-
-def _part_messages(tables, questions):
-    """What the writer is sent: the tables, then the questions, in id order (each first as an empty table of the
-    part's schema: a part without rows still makes its file); then per few hundred tables their qaps columns
-    with their questions'; then the end."""
-    for kind, relation, key in (("tables", tables, "table_id"), ("questions", questions, "question_id")):
-        reader = arrow_reader(relation.order(f'"{key}"'), PART_BATCH_ROWS)
-        yield kind, reader.schema.empty_table()
-        for batch in reader:
-            yield kind, pa.Table.from_batches([batch])
-    # each table's questions as one list of structs beside its row: one query, in table id order
-    fields = ", ".join(f"'{c}': \"{c}\"" for c in dict.fromkeys(QAPS_QUESTION_COLUMNS))
-    asked = questions.aggregate(f'"table_id", list({{{fields}}} order by "question_id") as {_ASKED}', '"table_id"')
-    columns = ", ".join(f'"{c}"' for c in dict.fromkeys(qaps_table_columns(tables.columns)))
-    rows = tables.project(columns).join(asked.set_alias("asked"), "table_id", how="left").order('"table_id"')
-    for batch in arrow_reader(rows.project(f"{columns}, {_ASKED}"), QAPS_BATCH):
-        yield "qaps", pa.Table.from_batches([batch])
-    yield ("end",)
-
-
-_ASKED = "qaps_questions__"  # the column of each table's questions in the qaps batches
-_PART: dict = {}  # the writer process's open files: kind -> ParquetRows / _QapsFile
-
-
-def _start_part(here: list[Path], empty: tuple[frozenset, frozenset], image_paths) -> None:
-    _PART.clear()
-    _PART.update(here=here, empty=dict(zip(("tables", "questions"), empty)), image_paths=image_paths)
-
-
-def _write_message(message: tuple) -> None:
-    kind = message[0]
-    if kind in ("tables", "questions"):
-        bools, ints = ((frozenset(TABLE_PROPERTY_COLUMNS), frozenset()) if kind == "tables"
-                       else (_BOOL_QUESTION_COLUMNS, _NUMERIC_QUESTION_COLUMNS))
-        rows = _null_text_as_null(normalized_arrow(message[1], bools, ints, kind), _PART["empty"][kind])
-        if kind not in _PART:
-            _PART[kind] = ParquetRows(_tmp(_PART["here"][0 if kind == "tables" else 1]), rows.schema)
-        _PART[kind].add(rows)
-    elif kind == "qaps":
-        if kind not in _PART:
-            _PART[kind] = _QapsFile(_tmp(_PART["here"][2]), _PART["image_paths"])
-        batch = message[1]
-        _PART[kind].add(batch.drop_columns([_ASKED]).to_pylist(), [q or [] for q in batch[_ASKED].to_pylist()])
-    else:
-        for name in ("tables", "questions"):
-            _PART.pop(name).close()
-        (_PART.pop("qaps", None) or _QapsFile(_tmp(_PART["here"][2]), None)).close()
 
 
 def commit(out_dir: Union[str, Path], paths: list[Path]) -> None:

@@ -72,47 +72,15 @@ def normalized_arrow(table: pa.Table, bool_columns: frozenset, int_columns: froz
     return pa.Table.from_arrays(arrays, names=[str(c) for c in table.column_names])
 
 
-class ParquetRows:
-    """A Parquet file written as its rows come (Arrow tables of one schema, in the file's order), a row group of
-    PARQUET_ROW_GROUP_SIZE rows at a time: the bytes `parquet_bytes` gives for all the rows at once, without
-    them all in memory. `close` finishes the file (a file that got no rows holds the empty `schema`)."""
-
-    def __init__(self, path: Path, schema: pa.Schema):
-        self._writer = pq.ParquetWriter(path, schema, compression=PARQUET_COMPRESSION,
-                                        compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True)
-        self._schema = schema
-        self._held: list[pa.Table] = []
-        self._n = 0
-        self._groups = 0
-
-    def add(self, rows: pa.Table) -> None:
-        self._held.append(rows)
-        self._n += rows.num_rows
-        if self._n >= PARQUET_ROW_GROUP_SIZE:
-            held = pa.concat_tables(self._held)
-            start = 0
-            while held.num_rows - start >= PARQUET_ROW_GROUP_SIZE:
-                self._group(held.slice(start, PARQUET_ROW_GROUP_SIZE))
-                start += PARQUET_ROW_GROUP_SIZE
-            rest = held.slice(start)
-            self._held, self._n = [rest], rest.num_rows
-
-    def _group(self, rows: pa.Table) -> None:
-        # one contiguous chunk per row group: the writer cuts pages where the arrays' chunks end too
-        self._writer.write_table(rows.combine_chunks(), row_group_size=PARQUET_ROW_GROUP_SIZE)
-        self._groups += 1
-
-    def close(self) -> None:
-        if self._n or not self._groups:  # the last, short group; an empty file is written once
-            self._group(pa.concat_tables(self._held) if self._held else self._schema.empty_table())
-        self._writer.close()
-
-
 def write_parquet(table: pa.Table, path: Path) -> None:
-    """`table` as the file `path`, a row group at a time: the bytes `parquet_bytes` gives."""
-    rows = ParquetRows(path, table.schema)
-    rows.add(table)
-    rows.close()
+    """`table` as the file `path`, a row group at a time: the bytes `parquet_bytes` gives, without the whole
+    file in memory."""
+    with pq.ParquetWriter(path, table.schema, compression=PARQUET_COMPRESSION,
+                          compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True) as writer:
+        for start in range(0, max(table.num_rows, 1), PARQUET_ROW_GROUP_SIZE):  # an empty table: written once
+            # one contiguous chunk per row group: the writer cuts pages where the arrays' chunks end too
+            part = table.slice(start, PARQUET_ROW_GROUP_SIZE).combine_chunks()
+            writer.write_table(part, row_group_size=PARQUET_ROW_GROUP_SIZE)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

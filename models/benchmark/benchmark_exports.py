@@ -2,8 +2,10 @@
 originals and obfuscated twins in files of their own, unchanged files left as they are."""
 import pandas as pd
 
+from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.build_config import built_relation, database_path, output_dir, stamp
-from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, discard, write_part_from_relations
+from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, discard, write_part
+from generator_py.core.child_process import in_child_process
 
 # the originals' rows, then the twins' (a row without a variant is an original, as write_exports reads it)
 PARTS = (("", "variant is distinct from 'obfuscated'"), (TWIN_SUFFIX, "variant = 'obfuscated'"))
@@ -24,11 +26,15 @@ def model(dbt, session):
     paths = []
     try:
         for suffix, where in PARTS:
-            part_tables, part_questions = tables.filter(where), questions.filter(where)
-            if suffix and not part_tables.limit(1).fetchall() and not part_questions.limit(1).fetchall():
+            # one part in memory at a time, read as Arrow in id order (the files' order, so nothing is copied to
+            # sort them): the child shares these buffers untouched and writes the part's files
+            part_tables = arrow_table(tables.filter(where).order("table_id"))
+            part_questions = arrow_table(questions.filter(where).order("question_id"))
+            if suffix and not part_tables.num_rows and not part_questions.num_rows:
                 break  # no twins in this build: commit removes an earlier export's twin files
-            # read a batch at a time in id order and written by a worker process as the batches come
-            paths += write_part_from_relations(str(out_dir), suffix, part_tables, part_questions, image_paths)
+            # the files are made in a child process: the other models' Python work goes on meanwhile
+            paths += in_child_process(write_part, str(out_dir), suffix, part_tables, part_questions, image_paths)
+            del part_tables, part_questions
     except BaseException:
         discard(out_dir)
         raise

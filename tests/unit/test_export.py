@@ -390,67 +390,12 @@ def test_a_bad_twin_part_after_the_originals_leaves_the_export_as_it_was(tmp_pat
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == old
 
 
-def _database(tmp_path, tables, questions):
-    import duckdb
 
-    con = duckdb.connect(str(tmp_path / "marts.duckdb"))
-    con.register("t", tables)
-    con.register("q", questions)
-    con.execute("create table benchmark_tables as select * from t; create table benchmark_questions as select * from q")
-    return con
+def test_a_part_without_rows_makes_its_three_files(tmp_path):
+    from generator_py.exports.benchmark_exports import commit, write_part
 
-
-def test_parts_read_from_a_database_in_batches_make_the_same_export(tmp_path, monkeypatch):
-    """write_part_from_relations (the marts in DuckDB, read a batch at a time, written by a worker process) writes
-    the bytes write_exports writes from the same rows held whole, with batches smaller than a part."""
-    from generator_py.exports import benchmark_exports
-    from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, write_part_from_relations
-
-    tables, questions = _with_twins()
-    questions = questions.assign(note=None)  # a text column with no value: typed null in the Parquet file
-    whole = write_exports(tmp_path / "whole", tables, questions, {"psa--9--1": "images/psa--9--1.png"})
-    con = _database(tmp_path, tables.iloc[::-1], questions.iloc[::-1])
-    monkeypatch.setattr(benchmark_exports, "PART_BATCH_ROWS", 1)
-    monkeypatch.setattr(benchmark_exports, "QAPS_BATCH", 1)
-    paths = []
-    for suffix, variant in (("", "original"), (TWIN_SUFFIX, "obfuscated")):
-        where = f"variant = '{variant}'"
-        paths += write_part_from_relations(tmp_path / "db", suffix, con.table("benchmark_tables").filter(where),
-                                           con.table("benchmark_questions").filter(where),
-                                           {"psa--9--1": "images/psa--9--1.png"})
-    commit(tmp_path / "db", paths)
-    assert [p.name for p in paths] == [p.name for p in whole]
-    assert all((tmp_path / "db" / p.name).read_bytes() == p.read_bytes() for p in whole)
-    assert pq.read_table(tmp_path / "db" / QUESTIONS_PARQUET).schema.field("note").type == "null"
-    # a part with no rows still makes its three files, as from frames
-    empty = "variant = 'none'"
-    none = write_part_from_relations(tmp_path / "empty", "", con.table("benchmark_tables").filter(empty),
-                                     con.table("benchmark_questions").filter(empty))
-    from generator_py.exports.benchmark_exports import write_part
-    frames = write_part(tmp_path / "empty_frames", "", tables.head(0), questions.head(0))
-    assert [p.with_name(p.name + ".tmp").read_bytes() for p in none] == [
-        p.with_name(p.name + ".tmp").read_bytes() for p in frames]
-
-
-@pytest.mark.parametrize("spoil, message", [
-    (lambda t, q: (t, q.assign(table_id=q["table_id"].where(q.index != 0, "nope"))),
-     "questions: syn--sports--medals--v0001--r1--q02: table_id 'nope' is not in tables"),
-    (lambda t, q: (t, q.assign(question_id=q["question_id"].where(q.index != 1, q.at[0, "question_id"]))),
-     r"questions: duplicate question_id \['syn--sports--medals--v0001--r1--q02'\]"),
-    (lambda t, q: (t.assign(table_id=t["table_id"].where(t.index != 0, None)), q), "tables: null table_id"),
-    (lambda t, q: (t.drop(columns=["row_nesting"]), q), r"tables: missing columns \['row_nesting'\]"),
-    (lambda t, q: (t, q.assign(rank_report_top=[1.5, None, None])), "questions.rank_report_top: not an integer: 1.5"),
-])
-def test_bad_rows_in_the_database_fail_as_from_frames_and_leave_the_export(tmp_path, spoil, message):
-    from generator_py.exports.benchmark_exports import discard, write_part, write_part_from_relations
-
-    tables, questions = spoil(_tables(), _questions("float"))
-    with pytest.raises(ValueError, match=message):
-        write_part(tmp_path / "frames", "", tables, questions)
-    before = write_exports(tmp_path / "db", _tables(), _questions())
-    kept = {p.name: p.read_bytes() for p in before}
-    con = _database(tmp_path, tables, questions)
-    with pytest.raises(ValueError, match=message):
-        write_part_from_relations(tmp_path / "db", "", con.table("benchmark_tables"), con.table("benchmark_questions"))
-    discard(tmp_path / "db")
-    assert {p.name: p.read_bytes() for p in (tmp_path / "db").iterdir()} == kept
+    paths = write_part(tmp_path, "", _tables().head(0), _questions().head(0))
+    commit(tmp_path, paths)
+    assert [p.name for p in paths] == [TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON]
+    assert json.loads((tmp_path / QAPS_JSON).read_text(encoding="utf-8")) == []
+    assert pq.read_table(tmp_path / QUESTIONS_PARQUET).num_rows == 0
