@@ -144,11 +144,12 @@ def check_replay_files(specs: list[ModelSpec], questions) -> None:
 
 def eval_inputs_from_relations(questions, tables, eval_models_raw, seed_raw, check_replay: bool = False,
                                images=None, splits=None) -> EvalInputs:
-    """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses.
+    """`eval_inputs` from the marts as relations (what `dbt.ref` gives), reading only the columns it uses
+    and the texts of only the questions and tables its requests ask (`_build_from_relations`).
 
     Inside one dbt invocation, eval_prompts, eval_requests and eval_predictions ask for the same requests:
     relations (not frames) with the same arguments get the inputs built by the first of them
-    (`_shared_inputs`); a replay file is still checked where `check_replay` asks."""
+    (kept in `_SHARED` for the invocation); a replay file is still checked where `check_replay` asks."""
     key = _invocation_key(questions, tables, eval_models_raw, seed_raw, images, splits)
     if key is None:
         return _build_from_relations(questions, tables, eval_models_raw, seed_raw, images, splits, check_replay)

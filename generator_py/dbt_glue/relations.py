@@ -19,7 +19,7 @@ def arrow_table(relation) -> pa.Table:
 
 def arrow_reader(relation, rows: int = 250_000) -> pa.RecordBatchReader:
     """The relation's rows as Arrow record batches of up to `rows` rows, read as they are used (`to_arrow_reader`
-    from duckdb 1.4, `fetch_arrow_reader` before); its `schema` is known before the first batch."""
+    from duckdb 1.4, `fetch_arrow_reader` before)."""
     read = getattr(relation, "to_arrow_reader", None) or relation.fetch_arrow_reader
     return read(rows)
 
