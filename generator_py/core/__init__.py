@@ -1,8 +1,8 @@
 """What every part of the generator uses: seeded randomness (`rng`), the canonical number and value
 text (`formatting`), errors that name the seed row to fix (`errors`) and the registry type
 (`registry`), the lazy package fronts (`lazy_front`), Python work run in a forked child process, off the
-dbt process's GIL (`child_process`), and what a fork waits for: SQLite calls in progress (`sqlite_gate`) and
-pyarrow's one-time pandas set-up (`fork_safety`).
+dbt process's GIL (`child_process`), and what a fork waits for: SQLite calls in progress (`sqlite_gate`),
+imports in progress and pyarrow's one-time pandas set-up (`fork_safety`).
 
 The names below are a lazy front: each is imported from its module on first use."""
 from .lazy_front import lazy_front

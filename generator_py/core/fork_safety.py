@@ -1,19 +1,50 @@
-"""Forks that never catch pyarrow's pandas bridge half made (SQLite's locks have their own gate: sqlite_gate).
+"""Forks that never catch another thread half way through an import or through pyarrow's pandas set-up (SQLite's
+locks have their own gate: sqlite_gate).
 
-pyarrow sets up its bridge to pandas on the first conversion a process makes, under a lock of its own, and
-importing pandas' pieces inside it. A dbt build runs models in threads of one process and forks children
-(`child_process`, multiprocessing's workers): a child forked while another thread is inside that first
-set-up inherits the lock held by a thread it does not have, and its own first conversion waits forever (a
-build hung so: the export's forked writer, started while another model made its first frame).
+A dbt build runs models in threads of one process, and forks children (`child_process`, multiprocessing's
+workers). A child has only the forking thread; a lock another thread held at the fork stays held in the child
+for good. Two such locks caught builds:
 
-Importing `generator_py` registers a hook that every fork of the process runs first, in the forking thread:
-it makes the bridge ready (at once when it is; else it waits for the thread making it), so no child starts
-with the set-up half done. A process that never imported pyarrow has no bridge to wait for.
+- the lock of a module being imported: a child forked while another thread imports a module (the models import
+  some libraries on first use) waits forever when it imports that module itself;
+- pyarrow's lock around its one-time set-up of the bridge to pandas, made on a process's first conversion: a
+  child forked meanwhile waits forever on its own first conversion (a build hung so: the export's forked writer,
+  started while another model made its first frame).
+
+Importing `generator_py` registers a hook that every fork of the process runs first, in the forking thread: it
+waits until no other thread is inside an import (at most `IMPORT_WAIT_S`: a thread that waits on the forking
+one cannot hold the fork forever), then makes pyarrow's bridge ready (at once when it is; else it waits for the
+thread making it).
 """
 from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
+
+IMPORT_WAIT_S = 30.0
+
+
+def _importing_elsewhere() -> bool:
+    """Whether a thread other than this one holds the lock of a module it is importing (CPython's importlib
+    keeps one lock per module being imported; without that bookkeeping, False)."""
+    locks = getattr(sys.modules.get("importlib._bootstrap"), "_module_locks", None)
+    if not locks:
+        return False
+    me = threading.get_ident()
+    for ref in list(locks.values()):  # one C call: no other thread runs meanwhile
+        lock = ref()
+        if lock is not None and getattr(lock, "count", 0) and getattr(lock, "owner", me) != me:
+            return True
+    return False
+
+
+def imports_finished() -> None:
+    """Wait until no other thread is inside an import, or IMPORT_WAIT_S have passed."""
+    deadline = time.monotonic() + IMPORT_WAIT_S
+    while _importing_elsewhere() and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def arrow_pandas_bridge_ready() -> None:
@@ -23,4 +54,9 @@ def arrow_pandas_bridge_ready() -> None:
         lib._pandas_api.have_pandas  # noqa: B018  (the property runs the set-up under pyarrow's lock)
 
 
-os.register_at_fork(before=arrow_pandas_bridge_ready)
+def before_fork() -> None:
+    imports_finished()
+    arrow_pandas_bridge_ready()
+
+
+os.register_at_fork(before=before_fork)
