@@ -7,34 +7,37 @@ import subprocess
 import sys
 import textwrap
 
-# pandas is imported, as in a dbt process. Thread A makes pyarrow's first pandas conversion while the import of
-# pyarrow's pandas module, part of the set-up, is slowed down (a finder that sleeps on it), so A holds pyarrow's
-# set-up lock when the main thread forks; the child converts a frame.
+# pandas and pyarrow's pandas modules are imported, as in a dbt process, so the set-up imports nothing. Thread A
+# makes pyarrow's first pandas conversion while one step of the set-up (reading `pandas.api.extensions`) is
+# slowed down, so A holds pyarrow's set-up lock, and no import lock, when the main thread forks; the child
+# converts a frame.
 SCRIPT = textwrap.dedent("""
-    import importlib.abc, os, sys, threading, time
+    import os, sys, threading, time
     import pandas as pd
     import pyarrow as pa
+    import pyarrow.pandas_compat, pyarrow.vendored.version
     SETUP
 
-    class Slow(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name == "pyarrow.pandas_compat":
+    class SlowApi:
+        def __getattr__(self, name):
+            if name == "extensions":
+                pd.api = real_api
                 started.set()
-                time.sleep(1.0)
-            return None
+                time.sleep(HOLD)
+            return getattr(real_api, name)
 
     started = threading.Event()
-    sys.meta_path.insert(0, Slow())
+    real_api, pd.api = pd.api, SlowApi()
     first = threading.Thread(target=lambda: pa.lib._pandas_api.have_pandas)
     first.start()
     assert started.wait(10)
-    time.sleep(0.2)  # A is inside the set-up
+    time.sleep(0.1)  # A is inside the set-up, for HOLD seconds: the fork comes well before A is done
     pid = os.fork()
     if pid == 0:
         ok = pa.Table.from_pandas(pd.DataFrame({"x": ["a", "b"]})).num_rows == 2
         os._exit(0 if ok else 1)
     first.join()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 6
     while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -53,13 +56,13 @@ IMPORT_SCRIPT = textwrap.dedent("""
     sys.path.insert(0, sys.argv[1])
     first = threading.Thread(target=lambda: __import__("slow_module"))
     first.start()
-    time.sleep(0.3)  # A is inside the module's body
+    time.sleep(0.1)  # A is inside the module's body, for HOLD seconds: the fork comes well before A is done
     pid = os.fork()
     if pid == 0:
         import slow_module
         os._exit(0 if slow_module.DONE else 1)
     first.join()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 6
     while time.monotonic() < deadline:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
@@ -71,8 +74,12 @@ IMPORT_SCRIPT = textwrap.dedent("""
 """)
 
 
+HOLD = 3.0  # seconds thread A stays inside: long beside the scheduling delays of a busy machine
+
+
 def _run(setup: str, script: str = SCRIPT, *args: str) -> int:
-    return subprocess.run([sys.executable, "-c", script.replace("SETUP", setup), *args], timeout=120).returncode
+    code = script.replace("SETUP", f"HOLD = {HOLD}\n{setup}")
+    return subprocess.run([sys.executable, "-c", code, *args], timeout=120).returncode
 
 
 def test_a_fork_during_pyarrows_pandas_set_up_gives_a_child_that_converts():
@@ -85,10 +92,10 @@ def test_without_the_hook_that_child_hangs():
 
 
 def test_a_fork_during_an_import_in_another_thread_gives_a_child_that_imports_it(tmp_path):
-    (tmp_path / "slow_module.py").write_text("import time\ntime.sleep(1.0)\nDONE = True\n")
+    (tmp_path / "slow_module.py").write_text(f"import time\ntime.sleep({HOLD})\nDONE = True\n")
     assert _run("import generator_py", IMPORT_SCRIPT, str(tmp_path)) == 0
 
 
 def test_without_the_hook_the_importing_child_hangs(tmp_path):
-    (tmp_path / "slow_module.py").write_text("import time\ntime.sleep(1.0)\nDONE = True\n")
+    (tmp_path / "slow_module.py").write_text(f"import time\ntime.sleep({HOLD})\nDONE = True\n")
     assert _run("", IMPORT_SCRIPT, str(tmp_path)) == 3
