@@ -24,7 +24,7 @@ class _Gate:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._inside = 0
-        self._forking = 0
+        self._forking: list[int] = []  # the threads between their fork's before and after hooks
 
     def __enter__(self) -> None:
         with self._cond:
@@ -40,14 +40,18 @@ class _Gate:
 
     def before_fork(self) -> None:
         with self._cond:
-            self._forking += 1
+            self._forking.append(threading.get_ident())
             while self._inside:
                 self._cond.wait()
 
     def after_fork_in_parent(self) -> None:
+        # A fork whose before hooks ran before this module registered its own (another thread imported it while
+        # a hook waited: fork_safety's do) runs this after hook alone: it has nothing to undo
         with self._cond:
-            self._forking -= 1
-            self._cond.notify_all()
+            me = threading.get_ident()
+            if me in self._forking:
+                self._forking.remove(me)
+                self._cond.notify_all()
 
     def after_fork_in_child(self) -> None:  # the child has only the forking thread: nobody is inside
         self.__init__()

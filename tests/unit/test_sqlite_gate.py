@@ -57,3 +57,24 @@ def test_the_gated_connection_reads_writes_and_iterates_as_sqlite3_does(tmp_path
     assert con.execute("delete from t where v > ?", (2,)).rowcount == 2
     assert con.read_frame("select * from t where k = ?", params=["a"]).equals(pd.DataFrame({"k": ["a"], "v": [1]}))
     con.close()
+
+
+def test_an_after_fork_hook_without_its_before_hook_leaves_the_gate_open():
+    # a fork that began before the gate's hooks were registered (another thread imported the module while a
+    # before hook of the fork waited) runs only the gate's after hook: the gate must stay usable
+    gate = sqlite_gate._Gate()
+    gate.after_fork_in_parent()
+    done = threading.Event()
+
+    def enter() -> None:
+        with gate:
+            done.set()
+
+    threading.Thread(target=enter, daemon=True).start()
+    assert done.wait(5)
+    gate.before_fork()  # a fork of this thread, then of no other, closes and reopens it
+    closed = threading.Event()
+    threading.Thread(target=lambda: (gate.__enter__(), closed.set()), daemon=True).start()
+    assert not closed.wait(0.3)
+    gate.after_fork_in_parent()
+    assert closed.wait(5)
