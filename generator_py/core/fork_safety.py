@@ -3,10 +3,11 @@ locks have their own gate: sqlite_gate).
 
 A dbt build runs models in threads of one process, and forks children (`child_process`, multiprocessing's
 workers). A child has only the forking thread; a lock another thread held at the fork stays held in the child
-for good. Two such locks caught builds:
+for good. Two such locks:
 
 - the lock of a module being imported: a child forked while another thread imports a module (the models import
-  some libraries on first use) waits forever when it imports that module itself;
+  some libraries on first use) waits forever when it imports that module itself (CPython 3.11; the tests
+  reproduce it);
 - pyarrow's lock around its one-time set-up of the bridge to pandas, made on a process's first conversion: a
   child forked meanwhile waits forever on its own first conversion (a build hung so: the export's forked writer,
   started while another model made its first frame).
@@ -14,7 +15,8 @@ for good. Two such locks caught builds:
 Importing `generator_py` registers a hook that every fork of the process runs first, in the forking thread: it
 waits until no other thread is inside an import (at most `IMPORT_WAIT_S`: a thread that waits on the forking
 one cannot hold the fork forever), then makes pyarrow's bridge ready (at once when it is; else it waits for the
-thread making it).
+thread making it). While it waits, another thread may register fork hooks of its own (by importing their
+module): those run after this fork without their `before` having run (sqlite_gate allows for it).
 """
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-# Thread A imports a module whose body takes a second; the main thread forks meanwhile; the child imports it.
+# Thread A imports a module whose body takes HOLD seconds; the main thread forks meanwhile; the child imports it.
 IMPORT_SCRIPT = textwrap.dedent("""
     import os, sys, threading, time
     SETUP
