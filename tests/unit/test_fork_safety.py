@@ -7,6 +7,20 @@ import subprocess
 import sys
 import textwrap
 
+# The end of each script: thread A finishes, the child's exit code is the script's, 3 when the child hung.
+WAIT_FOR_CHILD = textwrap.dedent("""
+    first.join()
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            sys.exit(os.waitstatus_to_exitcode(status))
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    sys.exit(3)
+""")
+
 # pandas and pyarrow's pandas modules are imported, as in a dbt process, so the set-up imports nothing. Thread A
 # makes pyarrow's first pandas conversion while one step of the set-up (reading `pandas.api.extensions`) is
 # slowed down, so A holds pyarrow's set-up lock, and no import lock, when the main thread forks; the child
@@ -36,17 +50,7 @@ SCRIPT = textwrap.dedent("""
     if pid == 0:
         ok = pa.Table.from_pandas(pd.DataFrame({"x": ["a", "b"]})).num_rows == 2
         os._exit(0 if ok else 1)
-    first.join()
-    deadline = time.monotonic() + 6
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            sys.exit(os.waitstatus_to_exitcode(status))
-        time.sleep(0.05)
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    sys.exit(3)  # the child hung
-""")
+""") + WAIT_FOR_CHILD
 
 
 # Thread A imports a module whose body takes HOLD seconds; the main thread forks meanwhile; the child imports it.
@@ -61,17 +65,7 @@ IMPORT_SCRIPT = textwrap.dedent("""
     if pid == 0:
         import slow_module
         os._exit(0 if slow_module.DONE else 1)
-    first.join()
-    deadline = time.monotonic() + 6
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            sys.exit(os.waitstatus_to_exitcode(status))
-        time.sleep(0.05)
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-    sys.exit(3)  # the child hung
-""")
+""") + WAIT_FOR_CHILD
 
 
 HOLD = 3.0  # seconds thread A stays inside: long beside the scheduling delays of a busy machine
@@ -91,11 +85,14 @@ def test_without_the_hook_that_child_hangs():
     assert _run("") == 3
 
 
+def _slow_module(folder) -> str:
+    (folder / "slow_module.py").write_text(f"import time\ntime.sleep({HOLD})\nDONE = True\n")
+    return str(folder)
+
+
 def test_a_fork_during_an_import_in_another_thread_gives_a_child_that_imports_it(tmp_path):
-    (tmp_path / "slow_module.py").write_text(f"import time\ntime.sleep({HOLD})\nDONE = True\n")
-    assert _run("import generator_py", IMPORT_SCRIPT, str(tmp_path)) == 0
+    assert _run("import generator_py", IMPORT_SCRIPT, _slow_module(tmp_path)) == 0
 
 
 def test_without_the_hook_the_importing_child_hangs(tmp_path):
-    (tmp_path / "slow_module.py").write_text(f"import time\ntime.sleep({HOLD})\nDONE = True\n")
-    assert _run("", IMPORT_SCRIPT, str(tmp_path)) == 3
+    assert _run("", IMPORT_SCRIPT, _slow_module(tmp_path)) == 3
