@@ -116,7 +116,7 @@ def _treb(project: Path) -> None:
     # scored by TReB skill and subtask, the consistency across perturbed views; the two-table and OLAP
     # questions' check, the tables they read, the baselines' scores by both breakdowns and their prompts. Not the
     # SQLite check of the Table III families' answers, nor the obfuscated twins (TREB's vars): the CI build makes
-    # both on the same tables
+    # both on the same tables. Two domains (TREB_DOMAINS), every TReB family asked on them
     copy_project(project)
     run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
             "+analysis_scores_by_treb_skill", "+analysis_robustness_consistency",
@@ -164,8 +164,8 @@ def ci_build(tmp_path_factory) -> Iterator[Path]:
     yield from shared_build(tmp_path_factory, "ci", _ci)
 
 
-# The CI-sized build with TReB's families and the two-table and OLAP ones (var question_suites [hctqa, treb,
-# beyond]) up to the benchmark marts, the cross-checks, the default baselines' scores by TReB skill, tables read
+# The CI-sized build of two domains with TReB's families and the two-table and OLAP ones (var question_suites
+# [hctqa, treb, beyond]) up to the benchmark marts, the cross-checks, the default baselines' scores by TReB skill, tables read
 # and OLAP operation, and every data test on them.
 @pytest.fixture(scope="session")
 def treb_build(tmp_path_factory) -> Iterator[Path]:
