@@ -165,8 +165,8 @@ def ci_build(tmp_path_factory) -> Iterator[Path]:
 
 
 # The CI-sized build of two domains with TReB's families and the two-table and OLAP ones (var question_suites
-# [hctqa, treb, beyond]) up to the benchmark marts, the cross-checks, the default baselines' scores by TReB skill, tables read
-# and OLAP operation, and every data test on them.
+# [hctqa, treb, beyond]) up to the benchmark marts, the cross-checks, the default baselines' scores by TReB skill,
+# tables read and OLAP operation, and every data test on them.
 @pytest.fixture(scope="session")
 def treb_build(tmp_path_factory) -> Iterator[Path]:
     yield from shared_build(tmp_path_factory, "treb", _treb)
