@@ -100,11 +100,17 @@ def _benchmark_base(project: Path) -> None:
     run_dbt(project, "build", "--select", *BENCHMARK, "--exclude", "resource_type:test", "--vars", build_vars())
 
 
+def _clone_benchmark_base(tmp_path_factory, project: Path) -> None:
+    """`project` as a clone of the session's benchmark_base: a build on its configuration keeps its generation
+    models' relations (their inputs unchanged: the model memo) and builds only what follows."""
+    clone(built(tmp_path_factory, "eval_base", _benchmark_base)[0], project)
+
+
 def _small(tmp_path_factory):
     def build(project: Path) -> None:
         # benchmark_base, then every other model of the light build on its configuration: the database of one
         # light build (and benchmark_base's obfuscated twins), without its data tests
-        clone(built(tmp_path_factory, "eval_base", _benchmark_base)[0], project)
+        _clone_benchmark_base(tmp_path_factory, project)
         run_dbt(project, "build", "--exclude", "resource_type:test", *BENCHMARK, *HEAVY_TAGS, "--vars", build_vars())
 
     return build
@@ -129,9 +135,8 @@ def _release(tmp_path_factory, real_sample_dir: Path):
     gemma = {"name": "gemma", "backend": "replay", "path": str(real_sample_dir / GEMMA_RESPONSES), "sources": ["real"]}
 
     def build(project: Path) -> None:
-        # on a clone of benchmark_base, built on the same configuration: its generation models find their inputs
-        # unchanged and keep their relations (the model memo), the release's tables and everything after are built
-        clone(built(tmp_path_factory, "eval_base", _benchmark_base)[0], project)
+        # the release's tables and everything after them are built; the generated benchmark is benchmark_base's
+        _clone_benchmark_base(tmp_path_factory, project)
         run_dbt(project, "build", *NO_SINGULAR, "--vars",
                 build_vars(hctqa_release_dir=str(real_sample_dir), eval_models=[gemma]))
 
