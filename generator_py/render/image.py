@@ -25,10 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 import importlib.util
-import io
 import multiprocessing
 import os
 import re
+import struct
+import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,7 +43,7 @@ PAD_Y = 4          # text to the cell's edge, above and below
 MIN_COLUMN_WIDTH = 16  # an empty column (indentation) still reads as a step
 MARGIN = 8
 CAPTION_GAP = 6
-PNG_COMPRESS_LEVEL = 1
+PNG_COMPRESS_LEVEL = 3  # zlib's: as small as Pillow's filtered level 1 here, in half its time
 
 WHITE = (255, 255, 255)
 INK = (20, 20, 20)
@@ -341,11 +342,25 @@ def draw_layout(layout: TableLayout, borders: bool) -> Image.Image:
 
 
 def png_bytes(image: Image.Image) -> bytes:
-    """PNG with no metadata chunks (no time, no dpi, no text): only the pixels decide the bytes."""
-    buffer = io.BytesIO()
-    # level 1: a third of level 6's time; flat fills compress well at any level
-    image.save(buffer, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return buffer.getvalue()
+    """The RGB `image` as a PNG with no metadata chunks (no time, no dpi, no text): only the pixels decide the
+    bytes. Written here rather than by Pillow, which tries five filters on every pixel row: that took over half
+    of a table's drawing time, while the rows left unfiltered (flat fills, many rows alike) compress as small."""
+    if image.mode != "RGB":
+        raise ValueError(f"png_bytes writes RGB images, not {image.mode}")
+    width, height = image.size
+    pixels = image.tobytes()
+    stride = 3 * width
+    rows = b"".join(b"\x00" + pixels[i:i + stride] for i in range(0, len(pixels), stride))  # filter byte 0: none
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8 bits, RGB, deflate, no interlace
+    return (PNG_SIGNATURE + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESS_LEVEL)) + _png_chunk(b"IEND", b""))
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
 def render_png(table: ImageTable) -> bytes:
