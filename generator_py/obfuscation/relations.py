@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..answers.sql_cross_check import choose_questions, cross_check_frame
 from ..tables.relational import relational_rows
@@ -45,29 +46,35 @@ def word_map(frame: pd.DataFrame) -> WordMap:
     return WordMap(dict(zip(mapped["word"].astype(str), mapped["replacement"].astype(str))), kept)
 
 
-_ROW_LISTS = ("row_path_positions", "col_path_positions")  # the mapped list columns become lists as they are mapped
 _INSTANCE_LISTS = ("row_attributes", "row_attribute_codes", "row_attribute_levels", "col_attributes",
                    "col_attribute_codes", "col_attribute_levels")
 
 
-def obfuscated_relational_rows(rows: pd.DataFrame, words: pd.DataFrame) -> pd.DataFrame:
-    return obfuscate_relational_rows(as_lists(rows, _ROW_LISTS), word_map(words))
+def obfuscated_relational_rows(rows: pa.Table, words: pd.DataFrame) -> pa.Table:
+    """The variant's int_relational_rows from the originals' (an Arrow table: its list columns never become
+    Python lists)."""
+    return obfuscate_relational_rows(rows, word_map(words))
 
 
 def obfuscated_instances(instances: pd.DataFrame, words: pd.DataFrame) -> pd.DataFrame:
     return obfuscate_instances(as_lists(instances, _INSTANCE_LISTS), word_map(words))
 
 
-def obfuscated_grid(cells: pd.DataFrame, instances: pd.DataFrame, words: pd.DataFrame) -> pd.DataFrame:
+def obfuscated_grid(cells: pa.Table, instances: pa.Table, words: pd.DataFrame) -> pa.Table:
     """The variant's rows of int_table_grid (its columns, in its order) from the originals' int_hct_cells and
-    int_table_instances, as int_table_grid's synthetic branch joins them."""
-    settings = instances[["table_id", "value_name", "borders", "col_depth", "row_depth"]].rename(
-        columns={"value_name": "caption", "col_depth": "header_rows", "row_depth": "header_columns"})
-    grid = cells.merge(settings, on="table_id", how="inner")
-    grid.insert(1, "source", "synthetic")
-    columns = ["table_id", "source", "grid_row", "grid_col", "rowspan", "colspan", "role", "is_aggregate", "text",
-               "value", "row_group", "col_group", "caption", "borders", "header_rows", "header_columns"]
-    return obfuscate_grid(grid[columns], word_map(words))
+    int_table_instances (Arrow tables), as int_table_grid's synthetic branch joins them: each cell of a table
+    with an instance, in the cells' order, with its table's caption, borders and header depths."""
+    at = pc.index_in(cells["table_id"], value_set=instances["table_id"].combine_chunks())
+    if at.null_count:
+        cells, at = cells.filter(pc.is_valid(at)), at.drop_null()
+    n = cells.num_rows
+    settings = {"caption": "value_name", "borders": "borders", "header_rows": "col_depth",
+                "header_columns": "row_depth"}
+    columns = {"table_id": cells["table_id"], "source": pa.repeat(pa.scalar("synthetic"), n)}
+    columns.update({c: cells[c] for c in ("grid_row", "grid_col", "rowspan", "colspan", "role", "is_aggregate",
+                                          "text", "value", "row_group", "col_group")})
+    columns.update({c: pc.take(instances[source], at) for c, source in settings.items()})
+    return obfuscate_grid(pa.table(columns), word_map(words))
 
 
 def _table_words(instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table", attributes: pd.DataFrame) -> dict:
@@ -94,8 +101,9 @@ def obfuscated_questions(questions: pd.DataFrame, instances: pd.DataFrame, rows:
 
 def _answers_by_question(answers: pd.DataFrame) -> dict:
     out: dict = {}
-    for qid, _, values in sorted(zip(answers["question_id"], answers["answer_row"], answers["answer_values"]),
-                                 key=lambda r: (r[0], r[1])):
+    # the columns as Python lists first: iterating a frame's Arrow-backed column is an order slower
+    for qid, _, values in sorted(zip(answers["question_id"].tolist(), answers["answer_row"].tolist(),
+                                     answers["answer_values"].tolist()), key=lambda r: (r[0], r[1])):
         out.setdefault(qid, []).append([None if v is None else str(v) for v in values])
     return out
 
@@ -115,7 +123,8 @@ def obfuscation_check(questions: pd.DataFrame, answers: pd.DataFrame, rows: "pd.
                for qid, spec in zip(questions["question_id"], map(json.loads, questions["spec_json"]))}
     chosen = choose_questions(questions[["question_id", "table_id", "template_id", "sql"]]
                               .assign(template_id=lambda f: f["template_id"].fillna(0)), check_all, seed)
-    sql_check = cross_check_frame(chosen, answers, rows).set_index("question_id")["agrees"]
+    checked = cross_check_frame(chosen, answers, rows)
+    sql_check = dict(zip(checked["question_id"].tolist(), checked["agrees"].tolist()))
     out = []
     for qid, oid in sorted(zip(questions["question_id"], questions["original_question_id"])):
         got = mine.get(qid, [])

@@ -9,6 +9,8 @@ from typing import Callable, Iterable, Mapping, Optional
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
@@ -39,22 +41,6 @@ def _map_list(values, fn: Callable) -> Optional[list]:
     return [fn(v) for v in values]
 
 
-def _list_mapper(fn: Callable) -> Callable:
-    """`_map_list` with `fn`, each distinct list mapped once (a table's attribute list repeats on every row)."""
-    memo: dict = {}
-
-    def mapped(values):
-        if _is_missing(values):
-            return None
-        key = tuple(values)
-        out = memo.get(key)
-        if out is None:
-            out = memo[key] = [None if _is_missing(v) else fn(v) for v in key]
-        return list(out)
-
-    return mapped
-
-
 def table_words(attributes: Iterable[str], labels: Iterable[Optional[str]], value_name: str,
                 spoken: Mapping[str, str]) -> frozenset:
     """The content words a question on this table may have to obfuscate: its attribute names (and how they
@@ -65,15 +51,14 @@ def table_words(attributes: Iterable[str], labels: Iterable[Optional[str]], valu
     return frozenset(w for t in texts for w in words_of(t))
 
 
-def obfuscate_relational_rows(rows: pd.DataFrame, words: WordMap) -> pd.DataFrame:
+def obfuscate_relational_rows(rows: pa.Table, words: WordMap) -> pa.Table:
     """int_relational_rows of the variant: attribute names and labels mapped, numbers and positions kept."""
-    out = rows.copy()
-    out.insert(1, "original_table_id", out["table_id"])
-    out["table_id"] = [obfuscated_table_id(t) for t in out["table_id"]]
-    mapped = _list_mapper(words.obfuscate)
+    out = rows
     for column in ("row_attributes", "row_labels", "row_path", "col_attributes", "col_labels", "col_path"):
-        out[column] = [mapped(v) for v in out[column]]
-    return out
+        out = out.set_column(out.schema.get_field_index(column), column, _mapped_text_lists(out[column], words.obfuscate))
+    originals = rows["table_id"]
+    out = out.set_column(out.schema.get_field_index("table_id"), "table_id", _obfuscated_table_ids(originals))
+    return out.add_column(1, "original_table_id", originals)
 
 
 def obfuscate_instances(instances: pd.DataFrame, words: WordMap) -> pd.DataFrame:
@@ -88,26 +73,37 @@ def obfuscate_instances(instances: pd.DataFrame, words: WordMap) -> pd.DataFrame
     return out
 
 
-def obfuscate_grid(cells: pd.DataFrame, words: WordMap) -> pd.DataFrame:
+def obfuscate_grid(cells: pa.Table, words: WordMap) -> pa.Table:
     """Synthetic cells of int_table_grid for the variant: texts, caption and group labels mapped."""
-    out = cells.copy()
-    out["table_id"] = [obfuscated_table_id(t) for t in out["table_id"]]
-    cache: dict = {}
-
-    def mapped(text):
-        if _is_missing(text):
-            return text
-        v = cache.get(text)
-        if v is None:
-            v = cache[text] = words.obfuscate(text)
-        return v
-
-    out["text"] = [mapped(t) for t in out["text"]]
-    out["caption"] = [mapped(t) for t in out["caption"]]
-    lists = _list_mapper(mapped)
+    out = cells.set_column(cells.schema.get_field_index("table_id"), "table_id",
+                           _obfuscated_table_ids(cells["table_id"]))
+    for column in ("text", "caption"):
+        out = out.set_column(out.schema.get_field_index(column), column, _mapped_texts(out[column], words.obfuscate))
     for column in ("row_group", "col_group"):
-        out[column] = [lists(v) for v in out[column]]
+        out = out.set_column(out.schema.get_field_index(column), column, _mapped_text_lists(out[column], words.obfuscate))
     return out
+
+
+def _obfuscated_table_ids(table_ids: "pa.ChunkedArray | pa.Array") -> pa.ChunkedArray:
+    """obfuscated_table_id of every id of an Arrow column."""
+    return pc.binary_join_element_wise(table_ids, OBFUSCATED_SUFFIX, "")
+
+
+def _mapped_texts(texts: "pa.ChunkedArray | pa.Array", fn: Callable[[str], str]) -> pa.Array:
+    """An Arrow text column with every text mapped by `fn`, each distinct text once (a table's labels repeat on
+    every row); NULLs kept."""
+    texts = texts.combine_chunks() if isinstance(texts, pa.ChunkedArray) else texts
+    encoded = pc.dictionary_encode(texts)
+    mapped = pa.array([fn(t) for t in encoded.dictionary.to_pylist()], texts.type)
+    return pc.take(mapped, encoded.indices)
+
+
+def _mapped_text_lists(lists: "pa.ChunkedArray | pa.Array", fn: Callable[[str], str]) -> pa.Array:
+    """An Arrow list-of-text column with every text mapped by `fn` (`_mapped_texts`); NULL lists and NULL
+    texts kept."""
+    lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+    return type(lists).from_arrays(lists.offsets, _mapped_texts(lists.values, fn),
+                                   mask=lists.is_null() if lists.null_count else None)
 
 
 # in the question SQL (sqlglot's output): a string literal, a quoted identifier, or a bare word

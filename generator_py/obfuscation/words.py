@@ -62,6 +62,7 @@ class WordMap:
         self.inverse = inverse
         self.kept = kept
         self._memo: dict = {}  # table text repeats (labels on every row): each distinct text mapped once
+        self._restored: dict = {}  # and each distinct answer text mapped back once
 
     def _substitute(self, text: Optional[str], table: dict, only: Optional[frozenset], strict: bool):
         if text is None or text is pd.NA or (isinstance(text, float) and text != text):
@@ -94,7 +95,12 @@ class WordMap:
 
     def restore(self, text: Optional[str]) -> Optional[str]:
         """The inverse of `obfuscate` (up to the case of words whose case was mixed, e.g. `McLeod`)."""
-        return self._substitute(text, self.inverse, None, strict=False)
+        if not isinstance(text, str):
+            return self._substitute(text, self.inverse, None, strict=False)
+        out = self._restored.get(text)
+        if out is None:
+            out = self._restored[text] = self._substitute(text, self.inverse, None, strict=False)
+        return out
 
     def frame(self) -> pd.DataFrame:
         words = sorted(self.mapping)

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from generator_py.obfuscation import (KEPT_WORDS, WordMap, build_word_map, nonword, obfuscate_spec,
@@ -186,12 +187,15 @@ def test_a_question_of_a_table_without_words_is_an_error_naming_it():
 
 def test_relational_rows_map_names_and_labels_and_keep_values():
     m = small_map()
-    rows = pd.DataFrame({"table_id": ["t"], "rel_row": [1], "row_attributes": [["Victim_Age"]],
-                         "row_labels": [["Female"]], "row_path": [["Female"]], "col_attributes": [["Year"]],
-                         "col_labels": [["2019"]], "col_path": [["2019"]], "value": [4.0]})
+    rows = pa.table({"table_id": ["t", "t"], "rel_row": [1, 2], "row_attributes": [["Victim_Age"], ["Victim_Age"]],
+                     "row_labels": [["Female"], [None]], "row_path": [["Female"], None], "col_attributes": [["Year"]] * 2,
+                     "col_labels": [["2019"], ["2019"]], "col_path": [["2019"], ["2019"]], "value": [4.0, 5.0]})
     m2 = build_word_map(LABELS + ["Year"], reserved=[], seed=42)
-    out = obfuscate_relational_rows(rows, m2).iloc[0]
-    assert out["table_id"] == "t--obf" and out["original_table_id"] == "t"
-    assert out["row_attributes"] == [m2.obfuscate("Victim_Age")] and out["row_labels"] == [m2.obfuscate("Female")]
-    assert out["col_labels"] == ["2019"] and out["value"] == 4.0
+    out = obfuscate_relational_rows(rows, m2).to_pylist()
+    assert [r["table_id"] for r in out] == ["t--obf"] * 2 and [r["original_table_id"] for r in out] == ["t"] * 2
+    assert out[0]["row_attributes"] == [m2.obfuscate("Victim_Age")] and out[0]["row_labels"] == [m2.obfuscate("Female")]
+    assert out[0]["col_labels"] == ["2019"] and out[0]["value"] == 4.0
+    # a NULL label stays NULL, a NULL list stays NULL; the columns keep their order, the original id second
+    assert out[1]["row_labels"] == [None] and out[1]["row_path"] is None
+    assert list(out[0]) == ["table_id", "original_table_id", *rows.column_names[1:]]
     assert m.mapping["female"] == m2.mapping["female"]  # seeded per word
