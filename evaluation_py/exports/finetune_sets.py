@@ -94,7 +94,7 @@ class WrittenFile:
 
 def _split_columns(frame: pd.DataFrame, splits: pd.DataFrame, table_column: str = "table_id") -> pd.DataFrame:
     where = splits.set_index("table_id")
-    unknown = sorted(set(frame[table_column]) - set(where.index))
+    unknown = sorted(set(frame[table_column].tolist()) - set(where.index))
     if unknown:
         raise ValueError(f"fine-tuning export: table {unknown[0]!r} is not in benchmark_tables")
     return frame.assign(original_table_id=frame[table_column].map(where["original_table_id"]).to_numpy(),
@@ -109,14 +109,16 @@ def question_examples(questions: pd.DataFrame, tables: pd.DataFrame, splits: pd.
     is shown without it, so no example shows its own answer."""
     q = _split_columns(questions, splits)
     texts = question_table_texts(q, tables, TABLE_FORMAT)
-    missing = [qid for qid, text in zip(q["question_id"], texts) if not isinstance(text, str)]
+    # the columns as Python lists: iterating a frame's Arrow-backed text column is an order slower
+    missing = [qid for qid, text in zip(q["question_id"].tolist(), texts) if not isinstance(text, str)]
     if missing:
         raise ValueError(f"fine-tuning export: question {missing[0]!r} has a table without {TABLE_FORMAT}")
-    inputs = [build_messages(text, TABLE_FORMAT, question)[1]["content"] for text, question in zip(texts, q["question"])]
+    inputs = [build_messages(text, TABLE_FORMAT, question)[1]["content"]
+              for text, question in zip(texts, q["question"].tolist())]
     out = pd.DataFrame({"id": q["question_id"].astype(str).to_numpy(), "table_id": q["table_id"].to_numpy(),
                         "original_table_id": q["original_table_id"].to_numpy(), "split": q["split"].to_numpy(),
                         "instruction": PROMPT.system, "input": inputs,
-                        "output": [gt_to_answer(gt) for gt in q["answer_gt"]]})
+                        "output": [gt_to_answer(gt) for gt in q["answer_gt"].tolist()]})
     for c in QUESTION_COLUMNS:
         if c in q.columns:
             out[c] = q[c].to_numpy()
@@ -134,19 +136,21 @@ def _choice_input(tables_csv: list[str], question: str, option_a: str, option_b:
 def choice_examples(items: pd.DataFrame, tables: pd.DataFrame, splits: pd.DataFrame) -> pd.DataFrame:
     """One example per choice item whose tables lie in one split (an m_tis item's second table may be
     in another: that item is left out, so no table is seen in two splits)."""
-    csv = dict(zip(tables["table_id"], tables["csv"]))
-    split_of = dict(zip(splits["table_id"], splits["split"]))
+    csv = dict(zip(tables["table_id"].tolist(), tables["csv"].tolist()))
+    split_of = dict(zip(splits["table_id"].tolist(), splits["split"].tolist()))
     it = _split_columns(items, splits)
     other = it["other_table_id"] if "other_table_id" in it.columns else pd.Series([None] * len(it), index=it.index)
-    other = [None if pd.isna(o) else o for o in other]  # NaN or None, by dtype: one missing value here
-    keep = [o is None or split_of.get(o) == s for o, s in zip(other, it["split"])]
+    # the columns as Python lists: iterating a frame's Arrow-backed text column is an order slower
+    other = [None if pd.isna(o) else o for o in other.tolist()]  # NaN or None, by dtype: one missing value here
+    keep = [o is None or split_of.get(o) == s for o, s in zip(other, it["split"].tolist())]
     it, other = it[keep], [o for o, k in zip(other, keep) if k]
     own = it["table_csv"].where(it["table_csv"].notna(), it["table_id"].map(csv)) if "table_csv" in it.columns \
         else it["table_id"].map(csv)
     position = it["other_table_position"] if "other_table_position" in it.columns else pd.Series([None] * len(it),
                                                                                                index=it.index)
     inputs = []
-    for own_csv, o, pos, qtext, a, b in zip(own, other, position, it["question"], it["option_a"], it["option_b"]):
+    for own_csv, o, pos, qtext, a, b in zip(own.tolist(), other, position.tolist(), it["question"].tolist(),
+                                            it["option_a"].tolist(), it["option_b"].tolist()):
         shown = [own_csv] if o is None else ([csv[o], own_csv] if pos == "before" else [own_csv, csv[o]])
         inputs.append(_choice_input(shown, qtext, a, b))
     out = pd.DataFrame({"id": it["item_id"].astype(str).to_numpy(), "table_id": it["table_id"].to_numpy(),
