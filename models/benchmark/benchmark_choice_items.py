@@ -9,10 +9,14 @@ def model(dbt, session):
     dbt.config(materialized="table")
     # Read as Arrow, not frames: the forked workers share these buffers untouched and each turns only its
     # chunk's rows into Python objects
-    # Table III questions' items, of originals only: the obfuscated variant is left out by design
-    questions = arrow_table(dbt.ref("benchmark_questions").filter(
-        "source = 'synthetic' and template_id is not null and variant = 'original'")
-                 .project("question_id, table_id, template_id, question, answer_gt, answer_rows, spec_json"))
+    # Table III questions' items, of originals only: the obfuscated variant is left out by design. Their rows of
+    # benchmark_questions, read from where that mart takes them, so the items need not wait for the variants
+    answers = dbt.ref("int_question_answer_texts").set_alias("answers")
+    questions = arrow_table(dbt.ref("int_question_instances").filter("template_id is not null")
+                            .join(answers, "question_id", how="left")
+                            .project("question_id, table_id, template_id, question, answer_gt, "
+                                     "cast(answer_rows as varchar) as answer_rows, spec_json")
+                            .order("question_id"))
     instances = arrow_table(dbt.ref("int_table_instances").project(
         "table_id, domain, template_name, variant_id, row_attributes, col_attributes"))
     relational_rows = arrow_table(dbt.ref("int_relational_rows").project("table_id, rel_row, row_labels, col_labels, value"))

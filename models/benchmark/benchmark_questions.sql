@@ -25,23 +25,24 @@ with instances as (
     {% endif %}
 ),
 
-answers as (
-    select * from {{ ref('int_question_answers') }}
-    {% if obfuscated_variants_built('int_obfuscated_question_answers') %}
-    union all
-    select * from {{ ref('int_obfuscated_question_answers') }}
-    {% endif %}
-    {% if counterfactuals_built('int_counterfactual_question_answers') %}
-    union all
-    select * from {{ ref('int_counterfactual_question_answers') }}
-    {% endif %}
-    {% if paraphrases_built('int_paraphrase_question_instances') %}
-    union all
-    select p.question_id, a.answer_row, a.answer_values
-    from {{ ref('int_paraphrase_question_instances') }} as p
-    inner join {{ ref('int_question_answers') }} as a on a.question_id = p.original_question_id
-    {% endif %}
+{%- set variant_answers = [] -%}
+{%- if obfuscated_variants_built('int_obfuscated_question_answers') -%}
+  {%- do variant_answers.append('select * from ' ~ ref('int_obfuscated_question_answers')) -%}
+{%- endif -%}
+{%- if counterfactuals_built('int_counterfactual_question_answers') -%}
+  {%- do variant_answers.append('select * from ' ~ ref('int_counterfactual_question_answers')) -%}
+{%- endif -%}
+{%- if paraphrases_built('int_paraphrase_question_instances') -%}
+  {#- a restatement's answer is its original's -#}
+  {%- do variant_answers.append('select p.question_id, a.answer_row, a.answer_values from '
+                                ~ ref('int_paraphrase_question_instances') ~ ' as p inner join '
+                                ~ ref('int_question_answers') ~ ' as a on a.question_id = p.original_question_id') -%}
+{%- endif %}
+{% if variant_answers %}
+variant_answers as (
+    {{ variant_answers | join('\n    union all\n    ') }}
 ),
+{% endif %}
 
 tables as (
     select table_id, source, dataset from {{ ref('benchmark_tables') }}
@@ -53,14 +54,12 @@ renderings as (
 ),
 
 answer_text as (
-    select
-        question_id,
-        {{ release_gt('answer_values', 'answer_row') }} as answer_gt,
-        to_json(list(answer_values order by answer_row)) as answer_rows,
-        count(*) as answer_n_rows,
-        sum(len(list_filter(answer_values, lambda v: v is not null))) as answer_n_values
-    from answers
-    group by question_id
+    -- the originals' answers (int_question_answer_texts), and the variants' stated the same way
+    select * from {{ ref('int_question_answer_texts') }}
+    {% if variant_answers %}
+    union all
+    {{ question_answer_texts('variant_answers') }}
+    {% endif %}
 ),
 
 synthetic as (
