@@ -542,6 +542,15 @@ def write_table_images(tables: Sequence[ImageTable], folder, workers: Optional[i
     return written
 
 
+# The drawing workers yield the cores: in a build only the evaluation's prompts wait for the images, while the
+# question, answer and choice-item models they would share the cores with are on the build's longest path
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    os.nice(WORKER_NICENESS)
+
+
 def _draw(tables: Sequence[ImageTable], folder: Path, workers: Optional[int]) -> list[WrittenImage]:
     global _FORKED_TABLES
     workers = max(1, workers or len(os.sched_getaffinity(0)))
@@ -553,7 +562,7 @@ def _draw(tables: Sequence[ImageTable], folder: Path, workers: Optional[int]) ->
     jobs = [(str(folder), i, min(i + CHUNK_SIZE, len(tables))) for i in range(0, len(tables), CHUNK_SIZE)]
     _FORKED_TABLES = tables
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs)), initializer=_lower_priority) as pool:
             written = [w for chunk in pool.map(_write_range, jobs, chunksize=1) for w in chunk]
             # the workers end on their own: leaving the block would SIGTERM them, and a worker inherits the
             # build's SIGTERM handler (an interrupt), whose traceback would land in the build's log

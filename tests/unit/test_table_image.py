@@ -279,6 +279,21 @@ def test_a_rebuild_draws_only_the_tables_that_changed(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "manifest.json").read_text())["t0001.png"]["sha256"] == again[1].sha256
 
 
+def _niceness(job) -> list[int]:
+    return [os.nice(0)]
+
+
+def test_drawing_workers_run_at_a_lower_priority_than_the_build(tmp_path, monkeypatch):
+    import generator_py.render.image as image
+
+    # each forked worker reports its niceness instead of drawing a chunk
+    monkeypatch.setattr(image, "_write_range", _niceness)
+    tables = [None] * (image.PARALLEL_THRESHOLD + image.CHUNK_SIZE)
+    seen = image._draw(tables, tmp_path, workers=2)
+    assert len(seen) == -(-len(tables) // image.CHUNK_SIZE)
+    assert set(seen) == {min(os.nice(0) + image.WORKER_NICENESS, 19)}
+
+
 def test_table_id_that_is_no_file_name_refused(tmp_path):
     with pytest.raises(ValueError, match="'../x': not usable as a file name"):
         write_table_images([ImageTable("../x", None, True, (cell(1, 1, "data", "1"),))], tmp_path)
