@@ -1,4 +1,4 @@
-"""What the obfuscation dbt models call: frames in, frames out (the models stay thin)."""
+"""What the obfuscation dbt models call: frames or Arrow tables in, the same out (the models stay thin)."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""The obfuscated variant of built synthetic tables and questions, frame by frame: the same rows, cells and
+"""The obfuscated variant of built synthetic tables and questions, relation by relation: the same rows, cells and
 questions as the originals with their words mapped (words.py), under ids of their own
 (`<table_id>--obf`, `<table_id>--obf--<family>`). The layout, the numbers and the question's query stay."""
 from __future__ import annotations
@@ -55,7 +55,8 @@ def obfuscate_relational_rows(rows: pa.Table, words: WordMap) -> pa.Table:
     """int_relational_rows of the variant: attribute names and labels mapped, numbers and positions kept."""
     out = rows
     for column in ("row_attributes", "row_labels", "row_path", "col_attributes", "col_labels", "col_path"):
-        out = out.set_column(out.schema.get_field_index(column), column, _mapped_text_lists(out[column], words.obfuscate))
+        out = out.set_column(out.schema.get_field_index(column), column,
+                             _mapped_text_lists(out[column], words.obfuscate))
     originals = rows["table_id"]
     out = out.set_column(out.schema.get_field_index("table_id"), "table_id", _obfuscated_table_ids(originals))
     return out.add_column(1, "original_table_id", originals)
@@ -80,11 +81,12 @@ def obfuscate_grid(cells: pa.Table, words: WordMap) -> pa.Table:
     for column in ("text", "caption"):
         out = out.set_column(out.schema.get_field_index(column), column, _mapped_texts(out[column], words.obfuscate))
     for column in ("row_group", "col_group"):
-        out = out.set_column(out.schema.get_field_index(column), column, _mapped_text_lists(out[column], words.obfuscate))
+        out = out.set_column(out.schema.get_field_index(column), column,
+                             _mapped_text_lists(out[column], words.obfuscate))
     return out
 
 
-def _obfuscated_table_ids(table_ids: "pa.ChunkedArray | pa.Array") -> pa.ChunkedArray:
+def _obfuscated_table_ids(table_ids: "pa.ChunkedArray | pa.Array") -> "pa.ChunkedArray | pa.Array":
     """obfuscated_table_id of every id of an Arrow column."""
     return pc.binary_join_element_wise(table_ids, OBFUSCATED_SUFFIX, "")
 

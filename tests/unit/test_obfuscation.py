@@ -188,8 +188,9 @@ def test_a_question_of_a_table_without_words_is_an_error_naming_it():
 def test_relational_rows_map_names_and_labels_and_keep_values():
     m = small_map()
     rows = pa.table({"table_id": ["t", "t"], "rel_row": [1, 2], "row_attributes": [["Victim_Age"], ["Victim_Age"]],
-                     "row_labels": [["Female"], [None]], "row_path": [["Female"], None], "col_attributes": [["Year"]] * 2,
-                     "col_labels": [["2019"], ["2019"]], "col_path": [["2019"], ["2019"]], "value": [4.0, 5.0]})
+                     "row_labels": [["Female"], [None]], "row_path": [["Female"], None],
+                     "col_attributes": [["Year"]] * 2, "col_labels": [["2019"], ["2019"]],
+                     "col_path": [["2019"], ["2019"]], "value": [4.0, 5.0]})
     m2 = build_word_map(LABELS + ["Year"], reserved=[], seed=42)
     out = obfuscate_relational_rows(rows, m2).to_pylist()
     assert [r["table_id"] for r in out] == ["t--obf"] * 2 and [r["original_table_id"] for r in out] == ["t"] * 2

@@ -5,4 +5,5 @@ from generator_py.obfuscation.relations import obfuscated_relational_rows
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    return obfuscated_relational_rows(arrow_table(dbt.ref("int_relational_rows")), dbt.ref("int_obfuscation_words").df())
+    return obfuscated_relational_rows(arrow_table(dbt.ref("int_relational_rows")),
+                                      dbt.ref("int_obfuscation_words").df())
