@@ -44,6 +44,7 @@ MIN_COLUMN_WIDTH = 16  # an empty column (indentation) still reads as a step
 MARGIN = 8
 CAPTION_GAP = 6
 PNG_COMPRESS_LEVEL = 3  # zlib's: as small as Pillow's filtered level 1 here, in half its time
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 WHITE = (255, 255, 255)
 INK = (20, 20, 20)
@@ -354,9 +355,6 @@ def png_bytes(image: Image.Image) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8 bits, RGB, deflate, no interlace
     return (PNG_SIGNATURE + _png_chunk(b"IHDR", header)
             + _png_chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESS_LEVEL)) + _png_chunk(b"IEND", b""))
-
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:

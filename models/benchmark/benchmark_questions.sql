@@ -25,24 +25,25 @@ with instances as (
     {% endif %}
 ),
 
-{%- set variant_answers = [] -%}
-{%- if obfuscated_variants_built('int_obfuscated_question_answers') -%}
-  {%- do variant_answers.append('select * from ' ~ ref('int_obfuscated_question_answers')) -%}
-{%- endif -%}
-{%- if counterfactuals_built('int_counterfactual_question_answers') -%}
-  {%- do variant_answers.append('select * from ' ~ ref('int_counterfactual_question_answers')) -%}
-{%- endif -%}
-{%- if paraphrases_built('int_paraphrase_question_instances') -%}
-  {#- a restatement's answer is its original's -#}
-  {%- do variant_answers.append('select p.question_id, a.answer_row, a.answer_values from '
-                                ~ ref('int_paraphrase_question_instances') ~ ' as p inner join '
-                                ~ ref('int_question_answers') ~ ' as a on a.question_id = p.original_question_id') -%}
-{%- endif %}
-{% if variant_answers %}
 variant_answers as (
-    {{ variant_answers | join('\n    union all\n    ') }}
+    -- typed and empty when no variant is built
+    select * from {{ ref('int_question_answers') }} where false
+    {% if obfuscated_variants_built('int_obfuscated_question_answers') %}
+    union all
+    select * from {{ ref('int_obfuscated_question_answers') }}
+    {% endif %}
+    {% if counterfactuals_built('int_counterfactual_question_answers') %}
+    union all
+    select * from {{ ref('int_counterfactual_question_answers') }}
+    {% endif %}
+    {% if paraphrases_built('int_paraphrase_question_instances') %}
+    union all
+    -- a restatement's answer is its original's
+    select p.question_id, a.answer_row, a.answer_values
+    from {{ ref('int_paraphrase_question_instances') }} as p
+    inner join {{ ref('int_question_answers') }} as a on a.question_id = p.original_question_id
+    {% endif %}
 ),
-{% endif %}
 
 tables as (
     select table_id, source, dataset from {{ ref('benchmark_tables') }}
@@ -56,10 +57,8 @@ renderings as (
 answer_text as (
     -- the originals' answers (int_question_answer_texts), and the variants' stated the same way
     select * from {{ ref('int_question_answer_texts') }}
-    {% if variant_answers %}
     union all
     {{ question_answer_texts('variant_answers') }}
-    {% endif %}
 ),
 
 synthetic as (
