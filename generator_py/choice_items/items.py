@@ -304,7 +304,7 @@ def _in_id_order(chunks: list[list]) -> bool:
 
 # Tables per chunk at most: what one worker holds at a time (its tables' inputs as Python objects and their
 # items) is bounded by it, not by the benchmark's size
-CHUNK_TABLES = 1000
+CHUNK_TABLES = 300
 
 
 def build_choice_items(questions, instances, relational_rows, cells, grid, seed: int,

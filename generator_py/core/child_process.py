@@ -14,12 +14,23 @@ Where `os.fork` does not exist, or with HCTQA_NO_FORK=1 in the environment, the 
 `streamed_pool_map` is the other shape of the same work: many chunks through a pool of worker processes, the
 results handed on in order while the later chunks are computed, a few at a time, so the caller holds a few
 results, never all of them.
+
+A forked child keeps every page the parent had at the fork for as long as it lives, also the pages the parent
+frees afterwards (another model's frames, DuckDB's buffers): a pool forked from the dbt process that works for
+minutes holds GiBs the build has long let go. `map_in_interpreters` runs such long work in fresh interpreters
+instead (`python -m generator_py.core.child_process`), which hold only what they import and are sent.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import importlib
 import os
 import pickle
+import struct
+import subprocess
 import sys
+import threading
 import traceback
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -149,3 +160,102 @@ def _result(fn: Callable, data: bytes, status: int):
     if exc is None:
         raise ChildComputationError(f"in a child process:\n{text}")
     raise exc
+
+
+def map_in_interpreters(function: str, items: Sequence[Any], workers: int, niceness: int = 0) -> list:
+    """`[fn(item) for item in items]` computed by `workers` fresh Python interpreters (this one's executable and
+    environment), results in the order of `items`. `function` names fn as "module:name" or "module:Class.name"
+    (the interpreters import it); items and results travel pickled, so keep them small beside what fn computes.
+    The workers run `niceness` steps below this process's priority. The first failure is raised as
+    in_child_process raises it, after every worker has stopped."""
+    if len(items) == 0:
+        return []
+    results: list = [None] * len(items)
+    failure: list = []
+    next_index = iter(range(len(items)))
+    lock = threading.Lock()
+    procs = [subprocess.Popen([sys.executable, "-m", __name__, function, str(niceness)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+             for _ in range(max(1, min(workers, len(items))))]
+
+    def feed(proc: subprocess.Popen) -> None:
+        try:
+            while True:
+                with lock:
+                    i = None if failure else next(next_index, None)
+                if i is None:
+                    return
+                _send(proc.stdin, pickle.dumps(items[i], _PROTOCOL))
+                data = _receive(proc.stdout)  # a blocking read: the GIL is free for the other threads meanwhile
+                if data is None:
+                    raise ChildComputationError(f"the interpreter computing {function} ended without a result "
+                                                f"(exit status {proc.wait()})")
+                results[i] = _result(function, data, 0)
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller's thread)
+            with lock:
+                failure.append(exc)
+
+    threads = [threading.Thread(target=feed, args=(proc,), daemon=True) for proc in procs]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    except BaseException:  # interrupted: no worker outlives the call
+        failure.append(None)
+        raise
+    finally:
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()  # the end of the input: the interpreter exits
+            if failure:
+                proc.kill()
+        for proc in procs:
+            proc.wait()
+            proc.stdout.close()
+    if failure:
+        raise failure[0]
+    return results
+
+
+def _send(stream, data: bytes) -> None:
+    stream.write(struct.pack(">Q", len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream) -> Optional[bytes]:
+    """The next message, or None at the end of the stream."""
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    size = struct.unpack(">Q", head)[0]
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def _serve(function: str, niceness: int) -> None:
+    """An interpreter of map_in_interpreters: fn(item) for each item read from stdin, each result (or failure)
+    written to stdout, until stdin ends."""
+    if niceness:
+        os.nice(niceness)
+    module, _, name = function.partition(":")
+    fn = functools.reduce(getattr, name.split("."), importlib.import_module(module))
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # what fn prints must not mix with the results
+    while (data := _receive(source)) is not None:
+        try:
+            payload = pickle.dumps((True, fn(pickle.loads(data))), _PROTOCOL)
+        except Exception as exc:  # noqa: BLE001  (every failure goes back to the caller)
+            text = traceback.format_exc()
+            try:
+                payload = pickle.dumps((False, exc, text), _PROTOCOL)
+            except Exception:  # noqa: BLE001
+                payload = pickle.dumps((False, None, text), _PROTOCOL)
+        _send(sink, payload)
+
+
+if __name__ == "__main__":
+    try:
+        _serve(sys.argv[1], int(sys.argv[2]))
+    except (KeyboardInterrupt, BrokenPipeError):
+        sys.exit(1)  # the build was interrupted: its own message says so

@@ -17,9 +17,12 @@ waits until no other thread is inside an import (at most `IMPORT_WAIT_S`: a thre
 one cannot hold the fork forever), then makes pyarrow's bridge ready (at once when it is; else it waits for the
 thread making it). While it waits, another thread may register fork hooks of its own (by importing their
 module): those run after this fork without their `before` having run (sqlite_gate allows for it).
+Each child then freezes the objects it inherited (`gc.freeze`), so that its garbage collector leaves their pages
+shared with the parent.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -62,3 +65,8 @@ def before_fork() -> None:
 
 
 os.register_at_fork(before=before_fork)
+# A forked child shares its parent's pages until it writes to them. The cyclic garbage collector writes to the
+# header of every object it examines: a child's first full collection would copy every page of the parent's heap
+# (a dbt process's: its manifest, the models' frames) into the child. Frozen, the inherited objects are never
+# examined in the child; the parent's collector is untouched.
+os.register_at_fork(after_in_child=gc.freeze)

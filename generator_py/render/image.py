@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import importlib.util
-import multiprocessing
 import os
 import re
 import struct
@@ -36,6 +35,8 @@ from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
 from PIL import Image, ImageDraw, ImageFont
+
+from generator_py.core.child_process import map_in_interpreters
 
 FONT_SIZE = 13
 PAD_X = 6          # text to the cell's edge, left and right
@@ -449,13 +450,10 @@ def _write_chunk(folder: str, tables: Sequence[ImageTable]) -> list[WrittenImage
 PARALLEL_THRESHOLD = 200
 CHUNK_SIZE = 64
 
-# The tables forked workers draw from: inherited with the process, so only index ranges travel.
-_FORKED_TABLES: Sequence[ImageTable] = ()
 
-
-def _write_range(job: tuple[str, int, int]) -> list[WrittenImage]:
-    folder, start, stop = job
-    return _write_chunk(folder, _FORKED_TABLES[start:stop])
+def _write_job(job: tuple[str, Sequence[ImageTable]]) -> list[WrittenImage]:
+    folder, tables = job
+    return _write_chunk(folder, tables)
 
 
 MANIFEST = "manifest.json"
@@ -545,27 +543,12 @@ def write_table_images(tables: Sequence[ImageTable], folder, workers: Optional[i
 WORKER_NICENESS = 10
 
 
-def _lower_priority() -> None:
-    os.nice(WORKER_NICENESS)
-
-
 def _draw(tables: Sequence[ImageTable], folder: Path, workers: Optional[int]) -> list[WrittenImage]:
-    global _FORKED_TABLES
     workers = max(1, workers or len(os.sched_getaffinity(0)))
     if workers == 1 or len(tables) < PARALLEL_THRESHOLD:
         return _write_chunk(str(folder), tables)
-    # fork: workers inherit the tables and the loaded fonts, and need import nothing (the caller, a
-    # dbt model, runs threads; a child that imported could meet a lock another thread held)
-    font("regular"), font("bold"), _line_metrics()
-    jobs = [(str(folder), i, min(i + CHUNK_SIZE, len(tables))) for i in range(0, len(tables), CHUNK_SIZE)]
-    _FORKED_TABLES = tables
-    try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs)), initializer=_lower_priority) as pool:
-            written = [w for chunk in pool.map(_write_range, jobs, chunksize=1) for w in chunk]
-            # the workers end on their own: leaving the block would SIGTERM them, and a worker inherits the
-            # build's SIGTERM handler (an interrupt), whose traceback would land in the build's log
-            pool.close()
-            pool.join()
-            return written
-    finally:
-        _FORKED_TABLES = ()
+    # fresh interpreters, not forks of the dbt process: the drawing lasts minutes at its low priority, and a
+    # fork would keep all the memory the build held at its start (other models' frames) for that long
+    jobs = [(str(folder), tables[i:i + CHUNK_SIZE]) for i in range(0, len(tables), CHUNK_SIZE)]
+    parts = map_in_interpreters(f"{__name__}:_write_job", jobs, workers, niceness=WORKER_NICENESS)
+    return [w for part in parts for w in part]

@@ -8,18 +8,23 @@ from generator_py.obfuscation import OBFUSCATED_SUFFIX
 from generator_py.render.image import CELL_COLUMNS, tables_from_frames, write_table_images
 
 
+def _image_tables(grid):
+    """Every original table's ImageTable; the frames they are made from are freed on return, before the drawing
+    workers fork (they would hold the frames' pages too)."""
+    # every table's grid, synthetic and real: the same cells the text renderers read; originals only (the
+    # obfuscated twins would double the drawing time and the folder for a text-only experiment)
+    grid = grid.filter(f"not suffix(table_id, '{OBFUSCATED_SUFFIX}')")
+    cells = grid.project(", ".join(CELL_COLUMNS)).df()
+    tables = grid.project("table_id, caption, borders").distinct().df()
+    return tables_from_frames(cells, tables, "int_table_grid", "int_table_grid")
+
 
 def model(dbt, session):
     dbt.config(materialized="table")
     exports = output_dir(dbt.config.get("exports_dir"), database_path(session), "exports")
     folder = exports / "images"
-    # every table's grid, synthetic and real: the same cells the text renderers read; originals only (the
-    # obfuscated twins would double the drawing time and the folder for a text-only experiment)
-    grid = dbt.ref("int_table_grid").filter(f"not suffix(table_id, '{OBFUSCATED_SUFFIX}')")
-    cells = grid.project(", ".join(CELL_COLUMNS)).df()
-    tables = grid.project("table_id, caption, borders").distinct().df()
     # incremental (render.image's manifest): a table drawn as before is not drawn again
-    written = write_table_images(tables_from_frames(cells, tables, "int_table_grid", "int_table_grid"), folder)
+    written = write_table_images(_image_tables(dbt.ref("int_table_grid")), folder)
     images = pd.DataFrame({
         "table_id": [w.table_id for w in written],
         # relative to the exports folder: a moved folder still works

@@ -1,13 +1,18 @@
 """A computation in a forked child process (generator_py.core.child_process): its result, its errors; chunks
-through a pool of workers, their results in order."""
+through a pool of workers, their results in order; the same in fresh interpreters."""
+import math
 import os
+import resource
 import threading
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from generator_py.core.child_process import ChildComputationError, in_child_process, streamed_pool_map
+from generator_py.core.child_process import (
+    ChildComputationError, in_child_process, map_in_interpreters, streamed_pool_map,
+)
 
 
 def _pid_and_sum(frame: pd.DataFrame) -> tuple[int, float]:
@@ -99,3 +104,46 @@ def _fails_on_three(x: int) -> int:
     if x == 3:
         raise ValueError("three")
     return x
+
+
+def test_interpreters_map_in_order_at_a_lower_priority():
+    assert map_in_interpreters("math:factorial", list(range(25)), workers=2) == [math.factorial(n) for n in range(25)]
+    # os.nice(0) answers the interpreter's niceness
+    assert set(map_in_interpreters("os:nice", [0] * 4, workers=2, niceness=5)) == {min(os.nice(0) + 5, 19)}
+
+
+def _resident_kib(status: str) -> int:
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+
+
+def test_an_interpreter_holds_none_of_this_process_memory():
+    ballast = bytearray(400 * 2**20)  # resident here: a fork would start with it
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    (status,) = map_in_interpreters("pathlib:Path.read_text", [Path("/proc/self/status")], workers=1)
+    assert _resident_kib(status) < 150 * 1024  # the interpreter and what it imported only
+    assert _resident_kib(Path("/proc/self/status").read_text()) > 400 * 1024
+
+
+def _children() -> set[int]:
+    """This process's children, waited for or not (/proc/PID/stat: the fourth field is the parent's pid)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():
+            out.add(int(stat.parent.name))
+    return out
+
+
+def test_an_error_in_an_interpreter_is_raised_here_and_stops_every_worker():
+    before = _children()
+    with pytest.raises(ValueError, match="factorial"):
+        map_in_interpreters("math:factorial", [3, -1, 4, 5, 6], workers=2)
+    assert _children() <= before
+
+
+def test_an_interpreter_that_dies_is_an_error_not_a_hang():
+    with pytest.raises(ChildComputationError, match="os:_exit ended without a result .exit status 3"):
+        map_in_interpreters("os:_exit", [3], workers=1)

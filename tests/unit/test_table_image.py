@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from generator_py.core.child_process import map_in_interpreters
 from generator_py.render.image import (
     AGGREGATE_FILL, AGGREGATE_HEADER_FILL, GROUP_LABEL_FILL, HEADER_FILL, LINE, WHITE, ImageCell, ImageTable,
     font, image_table, ink_box, layout_table, render_png, tables_from_frames, write_table_images,
@@ -279,19 +280,21 @@ def test_a_rebuild_draws_only_the_tables_that_changed(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "manifest.json").read_text())["t0001.png"]["sha256"] == again[1].sha256
 
 
-def _niceness(job) -> list[int]:
-    return [os.nice(0)]
-
-
 def test_drawing_workers_run_at_a_lower_priority_than_the_build(tmp_path, monkeypatch):
     import generator_py.render.image as image
 
-    # each forked worker reports its niceness instead of drawing a chunk
-    monkeypatch.setattr(image, "_write_range", _niceness)
-    tables = [None] * (image.PARALLEL_THRESHOLD + image.CHUNK_SIZE)
-    seen = image._draw(tables, tmp_path, workers=2)
-    assert len(seen) == -(-len(tables) // image.CHUNK_SIZE)
-    assert set(seen) == {min(os.nice(0) + image.WORKER_NICENESS, 19)}
+    asked = []
+
+    def spy(function, jobs, workers, niceness=0):  # the real pool, its arguments noted
+        asked.append((len(jobs), workers, niceness))
+        return map_in_interpreters(function, jobs, workers, niceness)
+
+    monkeypatch.setattr(image, "map_in_interpreters", spy)
+    tables = _many_tables(image.PARALLEL_THRESHOLD + 1)
+    written = image._draw(tables, tmp_path, workers=2)
+    assert asked == [(-(-len(tables) // image.CHUNK_SIZE), 2, image.WORKER_NICENESS)]
+    assert [w.table_id for w in written] == [t.table_id for t in tables]
+    assert all(Path(w.path).is_file() for w in written)
 
 
 def test_table_id_that_is_no_file_name_refused(tmp_path):
