@@ -9,8 +9,8 @@ from generator_py.render.image import CELL_COLUMNS, tables_from_frames, write_ta
 
 
 def _image_tables(grid):
-    """Every original table's ImageTable; the frames they are made from are freed on return, before the drawing
-    workers fork (they would hold the frames' pages too)."""
+    """Every original table's ImageTable; the frames they are made from are freed on return, so the build holds
+    only the tables while they are drawn."""
     # every table's grid, synthetic and real: the same cells the text renderers read; originals only (the
     # obfuscated twins would double the drawing time and the folder for a text-only experiment)
     grid = grid.filter(f"not suffix(table_id, '{OBFUSCATED_SUFFIX}')")
