@@ -125,11 +125,7 @@ def _fork(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int]:
             try:
                 payload = pickle.dumps((True, fn(*args, **kwargs)), _PROTOCOL)
             except BaseException as exc:  # noqa: BLE001  (every failure goes back to the parent)
-                text = traceback.format_exc()
-                try:
-                    payload = pickle.dumps((False, exc, text), _PROTOCOL)
-                except Exception:  # noqa: BLE001
-                    payload = pickle.dumps((False, None, text), _PROTOCOL)
+                payload = _failure_payload(exc)
             with os.fdopen(write_end, "wb") as out:
                 out.write(payload)
         except BaseException:  # noqa: BLE001
@@ -138,6 +134,16 @@ def _fork(fn: Callable, args: tuple, kwargs: dict) -> tuple[int, int]:
             os._exit(code)
     os.close(write_end)
     return pid, read_end
+
+
+def _failure_payload(exc: BaseException) -> bytes:
+    """The exception being handled, pickled for `_result`: as itself with its traceback's text, or the text alone
+    when it does not pickle."""
+    text = traceback.format_exc()
+    try:
+        return pickle.dumps((False, exc, text), _PROTOCOL)
+    except Exception:  # noqa: BLE001
+        return pickle.dumps((False, None, text), _PROTOCOL)
 
 
 def _collect(pid: int, read_end: int) -> tuple[bytes, int]:
@@ -246,11 +252,7 @@ def _serve(function: str, niceness: int) -> None:
         try:
             payload = pickle.dumps((True, fn(pickle.loads(data))), _PROTOCOL)
         except Exception as exc:  # noqa: BLE001  (every failure goes back to the caller)
-            text = traceback.format_exc()
-            try:
-                payload = pickle.dumps((False, exc, text), _PROTOCOL)
-            except Exception:  # noqa: BLE001
-                payload = pickle.dumps((False, None, text), _PROTOCOL)
+            payload = _failure_payload(exc)
         _send(sink, payload)
 
 
