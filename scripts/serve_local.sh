@@ -9,7 +9,7 @@
 #   PORT         [8080]       the server listens on http://$HOST:$PORT/v1
 #   HOST         [127.0.0.1]
 #   N_CTX        [4096]       context in tokens (the server rejects longer prompts with an error)
-#   N_THREADS    [all cores]
+#   N_THREADS    [all cores]  for the prompt and for the answer
 #   CHAT_FORMAT  [gemma]      the packaged model has no chat template; gemma drops system messages
 #   LOGITS_ALL   [false]      true: log-probabilities work (costs N_CTX x vocabulary floats of memory)
 #
@@ -42,7 +42,7 @@ fi
 
 args=(-m llama_cpp.server --model "$MODEL" --model_alias local
     --host "${HOST:-127.0.0.1}" --port "${PORT:-8080}"
-    --n_ctx "${N_CTX:-4096}" --n_threads "${N_THREADS:-$(nproc)}"
+    --n_ctx "${N_CTX:-4096}" --n_threads "${N_THREADS:-$(nproc)}" --n_threads_batch "${N_THREADS:-$(nproc)}"
     --chat_format "${CHAT_FORMAT:-gemma}" --logits_all "${LOGITS_ALL:-false}")
 echo "+ $PYTHON ${args[*]} $*" >&2
 exec "$PYTHON" "${args[@]}" "$@"

@@ -86,7 +86,8 @@ def synthetic_sample_dir(reference_dir) -> Path:
 
 def _ci(project: Path) -> None:
     copy_project(project)
-    proc = run_dbt(project, "build", "--selector", "full", "--vars", CI_VARS)  # the heavy parts too (selectors.yml)
+    # the heavy parts too (selectors.yml); its manifest.json is read by the tests of the project's layout
+    proc = run_dbt(project, "build", "--selector", "full", "--vars", CI_VARS, artifacts=True)
     # what a user would see in the terminal, for the tests of the build's log
     (project / "build.stdout").write_text(proc.stdout)
     (project / "build.stderr").write_text(proc.stderr)
@@ -122,13 +123,14 @@ def _treb(project: Path) -> None:
     # scored by TReB skill and subtask, the consistency across perturbed views; the two-table and OLAP
     # questions' check, the tables they read, the baselines' scores by both breakdowns and their prompts. Not the
     # SQLite check of the Table III families' answers, nor the obfuscated twins (TREB's vars): the CI build makes
-    # both on the same tables. Two domains (TREB_DOMAINS), every TReB family asked on them
+    # both on the same tables. Two domains (TREB_DOMAINS), every TReB family asked on them. Its run_results.json
+    # is read by the TReB tests
     copy_project(project)
     run_dbt(project, "build", "--select", "+benchmark_questions", "+int_family_cross_check", "int_registry_catalog",
             "+analysis_scores_by_treb_skill", "+analysis_robustness_consistency",
             "+int_sql_text_cross_check", "+benchmark_question_tables", "+analysis_scores_by_tables_read",
             "+analysis_scores_by_olap_operation", "+eval_prompts",
-            "--exclude", "tag:images", "assert_every_table_has_one_image", "--vars", treb_vars())
+            "--exclude", "tag:images", "assert_every_table_has_one_image", "--vars", treb_vars(), artifacts=True)
 
 
 def _release(tmp_path_factory, real_sample_dir: Path):

@@ -12,9 +12,10 @@ Entry keys (besides the common ones):
 - `n_ctx` (4096): the context in tokens. A prompt that does not leave room for `max_tokens` in it is
   not sent: it is recorded as error `context_length` with its token count in `prompt_tokens`
   (counted by the server's own tokenizer on the chat-formatted prompt), never truncated.
-- `n_threads` (the machine's cores), `chat_format` (`gemma`: the packaged model has no chat template
-  and llama.cpp would otherwise fall back to a Llama-2 format). Gemma's format has no system role and
-  drops system messages, so this backend defaults to `system_role: false`; `true` with `gemma` is an error.
+- `n_threads` (the machine's cores): the threads reading the prompt and writing the answer.
+- `chat_format` (`gemma`: the packaged model has no chat template and llama.cpp would otherwise fall back
+  to a Llama-2 format). Gemma's format has no system role and drops system messages, so this backend
+  defaults to `system_role: false`; `true` with `gemma` is an error.
 - `concurrency` (1: the server answers one request at a time), `timeout_s` (300), `max_retries`,
   `backoff_base_s`, `backoff_max_s`, `retry_after_max_s`, `seed`: as for the `openai` backend.
 - `startup_timeout_s` (300), `server_log` (`logs/llamacpp-server.log`: the server's output and its
@@ -149,7 +150,9 @@ class LlamaCppBackend(Backend):
         self.stats: dict[str, Any] = {}
         argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
                 "--model_alias", SERVED_NAME, "--host", "127.0.0.1", "--port", "{port}",
-                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads), "--chat_format", self.chat_format,
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads),
+                # the prompt's threads too: llama.cpp would otherwise read it on every core, whatever n_threads says
+                "--n_threads_batch", str(self.n_threads), "--chat_format", self.chat_format,
                 "--logits_all", str(self.logits_all).lower(), "--interrupt_requests", "false"]
         # Started here, in the caller's thread (the one that closes it): see local_server on why.
         self.server = LocalServer(argv, self.server_log, startup_timeout_s=float(config.get("startup_timeout_s", 300)),

@@ -77,7 +77,7 @@ def test_real_model_first_token_probabilities_in_both_orders(ci_db, tmp_path):
     assert len(items) == 4 and items["table_id"].nunique() >= 2
     tables = ci_db.sql("select table_id, csv from benchmark_tables").df()
     log = tmp_path / "server.log"
-    spec = parse_eval_models([{"name": "gemma270m", "backend": "llamacpp", "n_ctx": 2048, "n_threads": 2,
+    spec = parse_eval_models([{"name": "gemma270m", "backend": "llamacpp", "n_ctx": 2048, "n_threads": 1,
                                "server_log": str(log), "choice_items": {"max_tokens": 2}}])
     store = tmp_path / "p.sqlite"
     out = choice_predictions(spec, items, tables, 42, store, progress=False)

@@ -18,12 +18,13 @@ PROJECT = {
     "dbt_project.yml": "name: forked_dbt\nversion: '1.0'\nprofile: forked_dbt\nmodel-paths: [models]\n",
     "profiles.yml": "forked_dbt:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: probe.duckdb\n",
     "models/probe.py": (
-        "import os, sys\n"
+        "import gc, os, sys\n"
         "import pandas as pd\n\n\n"
         "def model(dbt, session):\n"
         "    import probe_extra  # found on PYTHONPATH only\n\n"
         "    return pd.DataFrame({'cwd': [os.getcwd()], 'x': [os.environ.get('PROBE_X')], 'argv0': [sys.argv[0]],\n"
-        "                         'path0': [sys.path[0]], 'extra': [probe_extra.WHERE]})\n"),
+        "                         'path0': [sys.path[0]], 'extra': [probe_extra.WHERE],\n"
+        "                         'frozen': [gc.get_freeze_count()]})\n"),
     "models/slow.py": "import time\n\n\ndef model(dbt, session):\n    time.sleep(120)\n    return session.sql('select 1')\n",
 }
 
@@ -49,6 +50,15 @@ def _probe(project: Path) -> tuple:
         con.close()
 
 
+def _frozen(project: Path) -> int:
+    """How many objects the probe model's process had frozen out of the cyclic collector (gc.freeze)."""
+    con = duckdb.connect(str(project / "probe.duckdb"), read_only=True)
+    try:
+        return con.execute("select frozen from probe").fetchone()[0]
+    finally:
+        con.close()
+
+
 def test_a_forked_command_is_the_console_scripts_command(tmp_path):
     argv = [dbt_executable(), "run", "--select", "probe", "--project-dir", ".", "--profiles-dir", "."]
     forked, script = _project(tmp_path / "forked"), _project(tmp_path / "script")
@@ -60,6 +70,9 @@ def test_a_forked_command_is_the_console_scripts_command(tmp_path):
     assert _probe(forked) == (str(forked), "forty-two", dbt_executable(), str(Path(dbt_executable()).parent),
                               str(tmp_path / "extra"))
     assert _probe(script)[1:] == _probe(forked)[1:]
+    # the one difference on purpose: the server's heap is frozen, so the command's collections pass over its own
+    # objects only (the console script freezes nothing)
+    assert _frozen(forked) > 100_000 and _frozen(script) == 0
     # the same lines, but for times and counts of seconds
     def lines(text):
         return [line.split(" ", 1)[-1].split(" in ")[0] for line in text.splitlines()]

@@ -23,7 +23,7 @@ COMPARED = ("main.benchmark_tables", "main.benchmark_questions", QUESTIONS, "int
 
 
 def build(project) -> None:
-    run_dbt(project, "build", *SELECT, "--vars", build_vars())
+    run_dbt(project, "build", *SELECT, "--vars", build_vars(), artifacts=True)  # memo() reads run_results.json
 
 
 def memo(project) -> dict[str, bool]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from support.dbt_project import copy_project, run_dbt
+from support.dbt_project import build_vars, clone, run_dbt
 from generator_py.release.properties import TABLE_PROPERTIES
 
 CSV = ',0,1,2\n0,Sector,2020,2021\n1,Clerks,"69,203","42,782"\n2,Drivers,"80,000","50,000"\n'
@@ -43,11 +43,13 @@ def write_release(folder: Path) -> Path:
     return folder
 
 
-def test_inconsistent_release_annotations_build_and_are_named(tmp_path):
-    project = copy_project(tmp_path / "p")
+def test_inconsistent_release_annotations_build_and_are_named(benchmark_base, tmp_path):
+    # on a clone of the session's small benchmark: its generation models keep their tables (their inputs are
+    # the same), the release's and everything downstream are built
+    project = clone(benchmark_base, tmp_path / "p")
     release = write_release(tmp_path / "release")
-    build_vars = json.dumps({"replicas": 1, "domains": ["accidents"], "hctqa_release_dir": str(release)})
-    run_dbt(project, "build", "--vars", build_vars)  # the light build: its models and tests, the consistency test included
+    release_vars = build_vars(hctqa_release_dir=str(release))
+    run_dbt(project, "build", "--vars", release_vars)  # the light build: its models and tests, the consistency test included
 
     con = duckdb.connect(str(project / "hctqa.duckdb"))
     try:
@@ -74,7 +76,7 @@ def test_inconsistent_release_annotations_build_and_are_named(tmp_path):
         con.execute("update benchmark_tables set asymmetric_column_nesting = true where table_id = ?", [victim])
     finally:
         con.close()
-    proc = run_dbt(project, "test", "--select", "assert_table_property_flags_consistent", "--vars", build_vars,
+    proc = run_dbt(project, "test", "--select", "assert_table_property_flags_consistent", "--vars", release_vars,
                    check=False)
     assert proc.returncode != 0, proc.stdout[-3000:]
     assert "assert_table_property_flags_consistent" in proc.stdout and "Got 1 result" in proc.stdout, proc.stdout[-3000:]

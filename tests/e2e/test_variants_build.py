@@ -21,7 +21,7 @@ ENTRIES = [{"name": "oracle", "backend": "oracle", "sample": 120, "variants": VA
 def variants_project(tmp_path_factory):
     project = copy_project(tmp_path_factory.mktemp("variants") / "project")
     run_dbt(project, "build", "--vars", build_vars(layout_counterfactuals=8, paraphrase_sets=True,
-                                                   eval_models=ENTRIES))
+                                                   eval_models=ENTRIES), artifacts=True)  # run_results.json is read
     return project
 
 

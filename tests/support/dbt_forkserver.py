@@ -20,6 +20,12 @@ dbt's pytest fixtures call): the parsed Jinja of a text, its top-level blocks an
 text itself, and the `dbt_*` modules found on the path. The warm-up fills them with the project's macros and
 models, so a forked command parses only what a test changed: a full parse of the project in 1.5 s instead of 2.8 s.
 
+Last, the server freezes what it holds out of Python's cyclic collector (`gc.freeze`). A command's collections
+then pass over the objects it makes itself, not over the whole heap it inherited: such a pass would read every
+inherited object and write its collector header, so the kernel would copy each page of the server's heap into
+the command. A one-model `dbt run` takes about 1.2 s instead of 2.5 s that way, 2.4 s instead of 4.5 s when it
+parses in full (dbt's artifacts not written: tests/support/dbt_project.py).
+
 A command whose environment changes PYTHONPATH goes through the console script instead
 (tests/support/dbt_project.py), since the import path of an interpreter is fixed when it starts.
 
@@ -30,6 +36,7 @@ command's pid on one line, then its wait status on another when it ends.
 from __future__ import annotations
 
 import atexit
+import gc
 import importlib
 import io
 import json
@@ -160,6 +167,8 @@ def main() -> None:
 
     enable_test_caching()  # before the warm-up, which fills the caches
     _warm_up()
+    gc.collect()  # what is garbage now is not frozen with the rest
+    gc.freeze()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(sys.argv[1])
     listener.listen(64)

@@ -170,7 +170,9 @@ def _frames(t, q, s):
 def test_creation_type_and_question_diversity_sections(inputs, frames, section):
     t, q, s = inputs
     real = q.assign(creation_type=["manual" if i % 3 else "model_generated" for i in range(len(q))])
-    with_real = {**frames, "by_creation_type": bd.scores_by_creation_type(s, real)}
+    # only the frames of the two sections (and the overall scores): every section a frames dict fills is drawn
+    with_real = {"overall": frames["overall"], "by_creation_type": bd.scores_by_creation_type(s, real),
+                 "question_diversity": frames["question_diversity"]}
     creation = section(with_real, "by_creation_type")
     shown = creation.tables[0].frame
     assert set(shown["creation_type"]) == {"manual", "model_generated"} and Path(creation.figures[0][0]).is_file()
@@ -179,7 +181,7 @@ def test_creation_type_and_question_diversity_sections(inputs, frames, section):
     assert {"all", "source"} <= set(table["level"]) and table["syntactic_similarity"].between(0, 1).all()
     assert Path(diversity.figures[0][0]).stat().st_size > 0
     # without the marts (a build before them), neither section is made
-    bare = {k: v for k, v in frames.items() if k not in ("by_creation_type", "question_diversity")}
+    bare = {k: v for k, v in with_real.items() if k not in ("by_creation_type", "question_diversity")}
     assert section(bare, "by_creation_type") is None
     assert section(bare, "question_diversity") is None
 
@@ -364,7 +366,8 @@ def test_report_has_a_judge_agreement_section_when_given(inputs, frames, section
     cc = s[(s.scoring_mode == "strict") & (s.metric == "cc")].drop_duplicates("cache_key")
     judgements = cc[["model_name", "inference_mode", "cache_key"]].assign(
         judge_name="j", judge_correct=pd.array(cc.value.to_numpy() == 1.0, dtype="boolean"))  # a judge agreeing with cc
-    judged = {**frames, "judge_agreement": judge_agreement(judgements, cc).assign(build_fingerprint="fp")}
+    judged = {"overall": frames["overall"],  # and the judge's frame: the sections of these two alone are drawn
+              "judge_agreement": judge_agreement(judgements, cc).assign(build_fingerprint="fp")}
     agreement = section(judged, "judge_agreement")
     shown = agreement.tables[0].frame
     assert "cohen_kappa" in shown.columns and "kappa" in agreement.figures[0][1]
