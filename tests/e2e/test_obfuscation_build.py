@@ -160,8 +160,9 @@ def test_bad_variants_key_is_an_error_naming_the_entry(benchmark_base, tmp_path)
 
 def test_variants_off_builds_the_originals_only(tmp_path):
     project = copy_project(tmp_path / "project")
+    # a build from nothing: the smallest domain
     run_dbt(project, "build", "--select", "+benchmark_questions", "+benchmark_tables", "--exclude", "resource_type:test",
-            "--vars", build_vars(obfuscated_variants=False, domains=["students"]))  # a build from nothing: the smallest domain
+            "--vars", build_vars(obfuscated_variants=False, domains=["students"]))
     for mart in ("benchmark_tables", "benchmark_questions"):
         assert query(project, f"select distinct variant from main.{mart}") == [("original",)]
     con = duckdb.connect(str(project / "hctqa.duckdb"), read_only=True)
