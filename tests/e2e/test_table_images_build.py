@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import io
-from functools import lru_cache
 from pathlib import Path
 
 import duckdb
 from PIL import Image
 
-from generator_py.render.image import font, layout_table, render_png, tables_from_frames
+from generator_py.render.image import ink_box, layout_table, render_png, tables_from_frames
 
 
 GRID_TABLES = "select distinct table_id, caption, borders from intermediate.int_table_grid"
@@ -56,12 +55,6 @@ def test_files_redrawn_from_the_built_grid_give_the_same_bytes(ci_build, ci_db):
         assert render_png(table) == stored[table.table_id], table.table_id
 
 
-@lru_cache(maxsize=None)
-def _ink(kind: str, text: str) -> tuple[int, int, int, int]:
-    """The text's ink box from its baseline origin, measured with the font (each distinct text once)."""
-    return font(kind).getbbox(text, anchor="ls")
-
-
 def test_no_text_of_any_built_table_leaves_its_cell(ci_db):
     cells = ci_db.execute("select * from intermediate.int_table_grid").df()
     tables = ci_db.execute(GRID_TABLES).df()
@@ -69,7 +62,7 @@ def test_no_text_of_any_built_table_leaves_its_cell(ci_db):
     for table in tables_from_frames(cells, tables):
         for box in layout_table(table).boxes:
             for t in box.texts:
-                x0, y0, x1, y1 = _ink(t.font, t.text)
+                x0, y0, x1, y1 = ink_box(t.text, t.font)  # the font's box, each distinct text measured once
                 left, top, right, bottom = t.origin[0] + x0, t.origin[1] + y0, t.origin[0] + x1, t.origin[1] + y1
                 if not (box.left < left and right <= box.right and box.top < top and bottom <= box.bottom):
                     outside.append((table.table_id, t.text))
