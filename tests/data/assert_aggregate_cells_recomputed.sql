@@ -1,10 +1,25 @@
 -- Every aggregate cell equals agg_fun1 over the relational rows under its row and column groups,
 -- recomputed here from T_REL by prefix matching (independently of the pivot macros), over >= 2 cells.
+-- Each relational row is listed once per (row path prefix, column path prefix) it falls under, so a cell
+-- finds its rows by an equality join, not by comparing every row of its table.
 with aggregates as (
     select c.table_id, c.grid_row, c.grid_col, c.row_group, c.col_group, c.value, t.agg_fun
     from {{ ref('int_hct_cells') }} as c
     inner join {{ ref('int_table_instances') }} as t using (table_id)
     where c.role = 'aggregate'
+),
+
+row_prefixes as (
+    select table_id, value, list_slice(row_path, 1, k) as row_group, col_path
+    from (
+        select table_id, value, row_path, col_path, unnest(range(0, len(row_path) + 1)) as k
+        from {{ ref('int_relational_rows') }}
+    )
+),
+
+prefixes as (
+    select table_id, value, row_group, list_slice(col_path, 1, k) as col_group
+    from (select *, unnest(range(0, len(col_path) + 1)) as k from row_prefixes)
 ),
 
 recomputed as (
@@ -15,10 +30,7 @@ recomputed as (
             when 'min' then min(r.value) when 'max' then max(r.value)
         end as expected
     from aggregates as a
-    inner join {{ ref('int_relational_rows') }} as r
-        on r.table_id = a.table_id
-       and list_slice(r.row_path, 1, len(a.row_group)) = a.row_group
-       and list_slice(r.col_path, 1, len(a.col_group)) = a.col_group
+    inner join prefixes as r using (table_id, row_group, col_group)
     group by a.table_id, a.grid_row, a.grid_col, a.value
 )
 
