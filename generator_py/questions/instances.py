@@ -86,27 +86,37 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
     the order in which DuckDB returns them (a DISTINCT query has none).
     """
     canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
-    aggs_by_table: dict[str, list] = {}
     if not isinstance(aggregates, pa.Table):
         aggregates = pa.table({"table_id": pa.array(aggregates["table_id"].tolist(), pa.string()),
                                "row_group": pa.array([list(x) for x in aggregates["row_group"]], pa.list_(pa.string())),
                                "col_group": pa.array([list(x) for x in aggregates["col_group"]], pa.list_(pa.string())),
                                "value": pa.array(aggregates["value"].tolist(), pa.float64())})
+    # flat columns and each table's row numbers in them; a table's objects are made when the table is, so the
+    # first tables go to the workers without waiting on every table's aggregates and headers
     row_groups, row_bounds = label_lists(aggregates["row_group"], canon)
     col_groups, col_bounds = label_lists(aggregates["col_group"], canon)
-    for i, (tid, v) in enumerate(zip(aggregates["table_id"].to_pylist(), aggregates["value"].to_pylist())):
-        aggs_by_table.setdefault(tid, []).append(ShownAggregate(
-            tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]), tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), v))
-    del row_groups, col_groups, row_bounds, col_bounds
-    headers_by_table: dict[str, list] = {}
+    agg_values = aggregates["value"].to_pylist()
+    aggs_at = _rows_by_key(aggregates["table_id"].to_pylist())
+    header_columns: tuple = ()
+    headers_at: dict[str, list[int]] = {}
     if header_cells is not None:
-        for tid, r, c, role, text in zip(*(header_cells[k].tolist() for k in ("table_id", "grid_row", "grid_col",
-                                                                               "role", "text"))):
-            headers_by_table.setdefault(tid, []).append((int(r), int(c), str(role), str(text)))
+        header_columns = tuple(header_cells[k].tolist() for k in ("grid_row", "grid_col", "role", "text"))
+        headers_at = _rows_by_key(header_cells["table_id"].tolist())
     cols = ["table_id", "domain", "template_name", "value_name", "value_is_integer", "agg_fun", "agg_name",
             "row_attributes", "row_attribute_codes", "row_attribute_levels",
             "col_attributes", "col_attribute_codes", "col_attribute_levels"]
     described = {str(r[0]): r for r in zip(*(instances[c].tolist() for c in cols))}
+
+    def shown_aggregates(tid: str) -> tuple:
+        shown = [ShownAggregate(tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]),
+                                tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), agg_values[i])
+                 for i in aggs_at.get(tid, ())]
+        return tuple(sorted(shown, key=lambda a: (a.row_group, a.col_group, a.value)))
+
+    def header_tuples(tid: str) -> tuple:
+        grid_rows, grid_cols, roles, texts = header_columns or ((), (), (), ())
+        return tuple(sorted((int(grid_rows[i]), int(grid_cols[i]), str(roles[i]), str(texts[i]))
+                            for i in headers_at.get(tid, ())))
 
     def table(tid: str, records: list) -> PlainRelationalTable:
         (_, domain, template_name, value_name, value_is_integer, agg_fun, agg_name,
@@ -115,10 +125,9 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
             TableAttribute(str(name), str(code), int(level), axis, depth + 1)
             for axis, names, codes, levels in (("row", rnames, rcodes, rlevels), ("col", cnames, ccodes, clevels))
             for depth, (name, code, level) in enumerate(zip(names, codes, levels)))
-        shown = tuple(sorted(aggs_by_table.get(tid, ()), key=lambda a: (a.row_group, a.col_group, a.value)))
         return PlainRelationalTable(tid, str(domain), str(template_name), str(value_name), attributes, records,
-                                    bool(value_is_integer), str(agg_fun), str(agg_name), shown,
-                                    tuple(sorted(headers_by_table.get(tid, ()))))
+                                    bool(value_is_integer), str(agg_fun), str(agg_name), shown_aggregates(tid),
+                                    header_tuples(tid))
 
     ids = sorted(described)
     i = 0
@@ -140,6 +149,14 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
     while i < len(ids):
         yield table(ids[i], [])
         i += 1
+
+
+def _rows_by_key(keys: list) -> dict:
+    """key -> the numbers of the rows holding it, in row order."""
+    at: dict = {}
+    for i, k in enumerate(keys):
+        at.setdefault(k, []).append(i)
+    return at
 
 
 # ------------------------------------------------------------------ generation

@@ -32,12 +32,12 @@ def model(dbt, session):
                                  frame(dbt.ref("stg_domain_value_ranges")), frame(dbt.ref("stg_table_templates")),
                                  *knowledge)
     instances = frame(dbt.ref("int_table_instances"))
-    # the relational rows a few thousand tables at a time, on a cursor of their own: the parts written into
-    # DuckDB meanwhile (a large build) do not end the read
+    # the relational rows some hundred tables at a time (the workers start on the first ones at once), on a
+    # cursor of their own: the parts written into DuckDB meanwhile (a large build) do not end the read
     reader = session.cursor()
     reader.execute("set enable_progress_bar = false")  # no bar of the sort at 10x scale in dbt's log
     rows = reader.sql(dbt.ref("int_relational_rows").order("table_id, rel_row").sql_query())
-    tables = relational_table_stream(instances, whole_groups(rows, "table_id"), aggregates, headers)
+    tables = relational_table_stream(instances, whole_groups(rows, "table_id", 50_000), aggregates, headers)
     # each suite beyond hctqa has its families' phrasings in a seed of its own, read when the build asks them
     suites = {f.suite for f in families}
     nl_templates = frame(dbt.ref("stg_nl_templates"))
