@@ -1,58 +1,49 @@
 """Analyses of HCT-QA scores (RQ1-RQ9 of the paper): property regressions,
 breakdowns, benchmark composition, figures and an HTML report. Plain Python, no dbt."""
 
-from .breakdowns import (
-    answer_verbosity,
-    overall_scores,
-    scores_by_aggregation_type,
-    scores_by_creation_type,
-    scores_by_olap_operation,
-    scores_by_question_property,
-    scores_by_source_dataset,
-    scores_by_table_format,
-    scores_by_tables_read,
-    scores_by_template,
-    verbosity_correlation,
-)
-from .composition import benchmark_composition
-from .plots import (
-    plot_aggregation_type_heatmap,
-    plot_coefficients_by_model,
-    plot_composition,
-    plot_composition_all,
-    plot_question_property_heatmap,
-    plot_template_heatmap,
-    plot_verbosity_recall,
-)
-from .regression import REGRESSION_COLUMNS, property_regression, property_regressions
-from .report import write_report
-from .selection import model_order, primary_formats, select_scores
+import importlib
 
-__all__ = [
-    "REGRESSION_COLUMNS",
-    "answer_verbosity",
-    "benchmark_composition",
-    "model_order",
-    "overall_scores",
-    "plot_aggregation_type_heatmap",
-    "plot_coefficients_by_model",
-    "plot_composition",
-    "plot_composition_all",
-    "plot_question_property_heatmap",
-    "plot_template_heatmap",
-    "plot_verbosity_recall",
-    "primary_formats",
-    "property_regression",
-    "property_regressions",
-    "scores_by_aggregation_type",
-    "scores_by_creation_type",
-    "scores_by_olap_operation",
-    "scores_by_question_property",
-    "scores_by_source_dataset",
-    "scores_by_table_format",
-    "scores_by_tables_read",
-    "scores_by_template",
-    "select_scores",
-    "verbosity_correlation",
-    "write_report",
-]
+# name -> its module: a model importing one analysis loads that module, not SciPy and Matplotlib for all
+_MODULES = {
+    "REGRESSION_COLUMNS": "regression",
+    "answer_verbosity": "breakdowns",
+    "benchmark_composition": "composition",
+    "model_order": "selection",
+    "overall_scores": "breakdowns",
+    "plot_aggregation_type_heatmap": "plots",
+    "plot_coefficients_by_model": "plots",
+    "plot_composition": "plots",
+    "plot_composition_all": "plots",
+    "plot_question_property_heatmap": "plots",
+    "plot_template_heatmap": "plots",
+    "plot_verbosity_recall": "plots",
+    "primary_formats": "selection",
+    "property_regression": "regression",
+    "property_regressions": "regression",
+    "scores_by_aggregation_type": "breakdowns",
+    "scores_by_creation_type": "breakdowns",
+    "scores_by_olap_operation": "breakdowns",
+    "scores_by_question_property": "breakdowns",
+    "scores_by_source_dataset": "breakdowns",
+    "scores_by_table_format": "breakdowns",
+    "scores_by_tables_read": "breakdowns",
+    "scores_by_template": "breakdowns",
+    "select_scores": "selection",
+    "verbosity_correlation": "breakdowns",
+    "write_report": "report",
+}
+
+__all__ = sorted(_MODULES)
+
+
+def __getattr__(name: str):
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULES))
