@@ -32,6 +32,8 @@ def is_aggregate_label(label: str) -> bool:
 
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
+# the same labels recur on every row and column of a table: each is read once
+_aggregate_label = lru_cache(maxsize=65536)(is_aggregate_label)
 
 
 @dataclass
@@ -186,16 +188,19 @@ def _derive_paths(table: ParsedTable) -> None:
             if own_labels:
                 table.group_label_rows.append(r)
             continue
+        left: list[str] = []  # the texts of the row's header cells left of the cell
         for c, cell in enumerate(line):
-            if cell.is_header or cell.padding or not cell.text or not cell.is_anchor:
+            if cell.is_header:
+                left.append(cell.text)
                 continue
-            left = [line[k].text for k in range(c) if line[k].is_header]
+            if cell.padding or not cell.text or not cell.is_anchor:
+                continue
             row_path = _dedupe(inherited_labels + left)
             column_path = col_paths[c]
             by_class = any(
                 cls.lower() in AGGREGATE_CLASSES or cls.lower().startswith("outline") for cls in cell.classes
             )
-            by_label = any(is_aggregate_label(label) for label in row_path + column_path)
+            by_label = any(_aggregate_label(label) for label in row_path + column_path)
             table.value_cells.append(
                 ValueCell(
                     row=r, col=c, text=cell.text, classes=cell.classes, row_path=row_path,
