@@ -20,6 +20,7 @@ from .leaderboard import leaderboard_of_scores as leaderboard
 from .report import Section, Table, Unanswered, write_report
 from .schema import AGGREGATION_TYPES, POOLED, QUESTION_PROPERTY_LABELS, property_label, template_label
 from ..configuration.model_specs import BASELINE_NAMES
+from generator_py.core.child_process import map_in_child_processes
 from .selection import is_oracle, left_out_mask, model_order, primary_formats
 
 BASELINES = BASELINE_NAMES
@@ -897,21 +898,27 @@ def _composition(b: _Builder) -> Section | None:
     comp = b.frame("composition")
     if comp.empty:
         return None
-    figs = []
-    for facet in pd.unique(comp["facet"]):
-        shown = comp
-        if facet == "template":
-            shown = comp.assign(key=[template_label(k) if f == "template" else k
-                                     for k, f in zip(comp["key"], comp["facet"])])
-        figs.append((plots.plot_composition(shown, b.fig_dir, facet),
-                     COMPOSITION_CAPTIONS.get(facet, f"Tables and questions per {facet.replace('_', ' ')}: the bar "
-                                                     f"lengths are the counts.")))
+    facets = list(pd.unique(comp["facet"]))
+    # one chart per facet, each drawn in a child process of its own: the report is the build's last model, so
+    # the other core is free for them
+    paths = map_in_child_processes(_composition_chart, [(comp[comp["facet"] == f], b.fig_dir, f) for f in facets])
+    figs = [(path, COMPOSITION_CAPTIONS.get(facet, f"Tables and questions per {facet.replace('_', ' ')}: the bar "
+                                                   f"lengths are the counts."))
+            for path, facet in zip(paths, facets)]
     return Section("composition", "What does the benchmark hold?", "Counts of tables and questions.", figs,
                    [Table(_readable_composition(comp).drop(columns=["build_fingerprint"], errors="ignore"),
                           "Tables and questions per facet; a property combination lists the main properties its "
                           "tables have.",
                           _sql("facet, key, n_tables, n_questions", "analysis_benchmark_composition", None,
                                "facet, n_tables desc"))])
+
+
+def _composition_chart(job: tuple) -> str:
+    """The chart of one facet's rows (`job`: rows, figure folder, facet), templates by their labels."""
+    rows, fig_dir, facet = job
+    if facet == "template":
+        rows = rows.assign(key=[template_label(k) for k in rows["key"]])
+    return plots.plot_composition(rows, fig_dir, facet)
 
 
 def _diversity(b: _Builder) -> Section | None:
