@@ -165,7 +165,7 @@ register("cc", complete_containment, "complete containment: 1 when every ground-
 register("exact_match", exact_match, "1 when the answer's values are exactly the ground truth's (numbers at its "
          "precision in strict mode): every value given matches one, every one is given", binary=True)
 register("rouge_l", text_metrics.rouge_l, "ROUGE-L F-measure of the answer's values and the ground truth's, "
-         "joined by spaces (rouge-score)", reads="text")
+         "joined by spaces (longest common word subsequence)", reads="text")
 register("bleu", text_metrics.bleu, "sentence BLEU / 100 of the answer's values against the ground truth's, "
          "joined by spaces (sacrebleu, effective order)", reads="text")
 

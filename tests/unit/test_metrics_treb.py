@@ -57,6 +57,27 @@ def test_exact_match_of_a_match():
     assert metrics.is_binary("exact_match")
 
 
+def test_rouge_l_is_rouge_scores_f_measure_with_the_word_tokenizer():
+    """The same floats as the rouge-score package's ROUGE-L (no stemming, the metric's word tokenizer), on
+    random texts over a small vocabulary, so common subsequences of every length occur."""
+    import random
+
+    from rouge_score import rouge_scorer
+
+    class Words:
+        def tokenize(self, text):
+            return text_metrics._words(text)
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False, tokenizer=Words())
+    rng = random.Random(7)
+    vocab = ["road", "accidents", "by", "Region", "2020", "Zürich", "42.5", "-", "north", "total", "a"]
+    for _ in range(5000):
+        answer = " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 9)))
+        gt = " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 9)))
+        if answer.strip() and answer.strip() != gt.strip():
+            assert text_metrics.rouge_l(answer, gt) == scorer.score(gt, answer)["rougeL"].fmeasure, (answer, gt)
+
+
 def test_rouge_l_and_bleu_values():
     assert text_metrics.rouge_l("road accidents by region", "road accidents by region") == 1.0
     # LCS of 3 words: precision 3/4, recall 3/5

@@ -517,14 +517,18 @@ def test_cli_imports_no_text_metric_library_unless_asked(tmp_path):
     probe = ("import runpy, sys; sys.argv = ['score', %r] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('evaluation_py.scoring.cli', run_name='__main__')\n"
              "except SystemExit:\n    pass\n"
-             "print('LOADED', sorted(m for m in ('rouge_score', 'sacrebleu') if m in sys.modules), file=sys.stderr)\n"
+             "print('LOADED', sorted(m for m in ('nltk', 'rouge_score', 'sacrebleu') if m in sys.modules), "
+             "file=sys.stderr)\n"
              "print('PANDAS', 'pandas' in sys.modules, file=sys.stderr)")
     default = subprocess.run([sys.executable, "-c", probe % str(p)], capture_output=True, text=True, check=True)
     assert "LOADED []" in default.stderr
     assert "PANDAS False" in default.stderr  # a file is scored in plain Python
-    asked = subprocess.run([sys.executable, "-c", probe % str(p), "--metrics", "rouge_l"], capture_output=True,
+    rouge = subprocess.run([sys.executable, "-c", probe % str(p), "--metrics", "rouge_l"], capture_output=True,
                            text=True, check=True)
-    assert "LOADED ['rouge_score']" in asked.stderr
+    assert "LOADED []" in rouge.stderr  # ROUGE-L is computed here
+    asked = subprocess.run([sys.executable, "-c", probe % str(p), "--metrics", "bleu"], capture_output=True,
+                           text=True, check=True)
+    assert "LOADED ['sacrebleu']" in asked.stderr
 
 
 def test_cli_by_dataset_groups_synthetic_ids_by_domain(capsys, tmp_path):
