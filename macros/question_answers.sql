@@ -30,12 +30,21 @@ filters as (
     where json_type(spec -> 'semi_join') = 'OBJECT'
 ),
 
-failing as (
-    -- (question, scope, rel_row) that break at least one filter of that scope
-    select distinct f.question_id, f.scope, c.rel_row
+filter_counts as (
+    select question_id, scope, count(*) as n_filters from filters group by question_id, scope
+),
+
+meeting as (
+    -- (question, scope, rel_row) meeting every filter of that scope: the cells hold each attribute of each row
+    -- once (NULL where the row's branch lacks it, which meets no filter), so such a row meets as many filters as
+    -- the scope has; far fewer rows meet them all than break one
+    select f.question_id, f.scope, c.rel_row
     from filters as f
     inner join cells as c on c.table_id = f.table_id and c.attribute = f.attribute
-    where c.attribute_value is null or not list_contains(f."values", c.attribute_value)
+    inner join filter_counts as n on n.question_id = f.question_id and n.scope = f.scope
+    where c.attribute_value is not null and list_contains(f."values", c.attribute_value)
+    group by f.question_id, f.scope, c.rel_row
+    having count(*) = any_value(n.n_filters)
 ),
 
 value_conditions as (
@@ -49,21 +58,25 @@ value_conditions as (
 ),
 
 scoped_rows as (
+    -- every row of the table in a scope without filters, the rows meeting them in a scope with some
     select q.question_id, s.scope, r.rel_row, r.value
     from questions as q
     cross join (select 'main' as scope union all select 'semi') as s
     inner join rel_rows as r on r.table_id = q.table_id
-    where s.scope = 'main' or json_type(q.spec -> 'semi_join') = 'OBJECT'
+    where (s.scope = 'main' or json_type(q.spec -> 'semi_join') = 'OBJECT')
+      and not exists (select 1 from filter_counts as n where n.question_id = q.question_id and n.scope = s.scope)
+    union all
+    select m.question_id, m.scope, r.rel_row, r.value
+    from meeting as m
+    inner join questions as q on q.question_id = m.question_id
+    inner join rel_rows as r on r.table_id = q.table_id and r.rel_row = m.rel_row
 ),
 
 passing as (
     select p.question_id, p.scope, p.rel_row, p.value
     from scoped_rows as p
     left join value_conditions as v on v.question_id = p.question_id and v.scope = p.scope
-    where (v.op is null or (v.op = '<' and p.value < v.threshold) or (v.op = '>' and p.value > v.threshold))
-      and not exists (
-          select 1 from failing as f
-          where f.question_id = p.question_id and f.scope = p.scope and f.rel_row = p.rel_row)
+    where v.op is null or (v.op = '<' and p.value < v.threshold) or (v.op = '>' and p.value > v.threshold)
 ),
 
 semi_attributes as (
