@@ -1,10 +1,11 @@
 """Analyses of HCT-QA scores (RQ1-RQ9 of the paper): property regressions,
-breakdowns, benchmark composition, figures and an HTML report. Plain Python, no dbt."""
+breakdowns, benchmark composition, figures and an HTML report. Plain Python, no dbt.
 
-import importlib
+The names below are a lazy front: each is imported from its module on first use, so a model reading one
+analysis does not import SciPy and Matplotlib for all."""
+from generator_py.core.lazy_front import lazy_front
 
-# name -> its module: a model importing one analysis loads that module, not SciPy and Matplotlib for all
-_MODULES = {
+_EXPORTS = {
     "REGRESSION_COLUMNS": "regression",
     "answer_verbosity": "breakdowns",
     "benchmark_composition": "composition",
@@ -33,17 +34,6 @@ _MODULES = {
     "write_report": "report",
 }
 
-__all__ = sorted(_MODULES)
+__all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str):
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_MODULES))
+__getattr__, __dir__ = lazy_front(__name__, _EXPORTS, globals())

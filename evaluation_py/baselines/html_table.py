@@ -32,8 +32,6 @@ def is_aggregate_label(label: str) -> bool:
 
 
 _WORD_RE = re.compile(r"[a-z0-9]+")
-# the same labels recur on every row and column of a table: each is read once
-_aggregate_label = lru_cache(maxsize=65536)(is_aggregate_label)
 
 
 @dataclass
@@ -200,7 +198,7 @@ def _derive_paths(table: ParsedTable) -> None:
             by_class = any(
                 cls.lower() in AGGREGATE_CLASSES or cls.lower().startswith("outline") for cls in cell.classes
             )
-            by_label = any(_aggregate_label(label) for label in row_path + column_path)
+            by_label = any(is_aggregate_label(label) for label in row_path + column_path)
             table.value_cells.append(
                 ValueCell(
                     row=r, col=c, text=cell.text, classes=cell.classes, row_path=row_path,

@@ -97,7 +97,7 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
     col_groups, col_bounds = label_lists(aggregates["col_group"], canon)
     agg_values = aggregates["value"].to_pylist()
     aggs_at = _rows_by_key(aggregates["table_id"].to_pylist())
-    header_columns: tuple = ()
+    header_columns: tuple = ((), (), (), ())
     headers_at: dict[str, list[int]] = {}
     if header_cells is not None:
         header_columns = tuple(header_cells[k].tolist() for k in ("grid_row", "grid_col", "role", "text"))
@@ -114,7 +114,7 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
         return tuple(sorted(shown, key=lambda a: (a.row_group, a.col_group, a.value)))
 
     def header_tuples(tid: str) -> tuple:
-        grid_rows, grid_cols, roles, texts = header_columns or ((), (), (), ())
+        grid_rows, grid_cols, roles, texts = header_columns
         return tuple(sorted((int(grid_rows[i]), int(grid_cols[i]), str(roles[i]), str(texts[i]))
                             for i in headers_at.get(tid, ())))
 
