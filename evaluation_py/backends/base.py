@@ -11,10 +11,7 @@ from generator_py.core.registry import Registry
 
 from .benchmark import BenchmarkLookup
 from ..prompting.image_prompts import key_messages
-
-REQUEST_KINDS = ("generate", "choose")
-# What a backend may declare it can serve; a request needing one its backend lacks fails before any call.
-CAPABILITIES = frozenset({"logprobs", "images", "multi_turn"})
+from ..request_kinds import CAPABILITIES, REQUEST_KINDS
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Callable, Optional
 
 from generator_py.core.registry import Registry
 
-from ..backends.base import CAPABILITIES, REQUEST_KINDS
+from ..request_kinds import CAPABILITIES, REQUEST_KINDS
 from ..prompting.prompts import PROMPT_VERSION, build_messages
 
 MessagesBuilder = Callable[..., tuple[dict, ...]]

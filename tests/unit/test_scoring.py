@@ -519,10 +519,12 @@ def test_cli_imports_no_text_metric_library_unless_asked(tmp_path):
              "except SystemExit:\n    pass\n"
              "print('LOADED', sorted(m for m in ('nltk', 'rouge_score', 'sacrebleu') if m in sys.modules), "
              "file=sys.stderr)\n"
-             "print('PANDAS', 'pandas' in sys.modules, file=sys.stderr)")
+             "print('PANDAS', 'pandas' in sys.modules, file=sys.stderr)\n"
+             "print('BACKENDS', 'evaluation_py.backends' in sys.modules, file=sys.stderr)")
     default = subprocess.run([sys.executable, "-c", probe % str(p)], capture_output=True, text=True, check=True)
     assert "LOADED []" in default.stderr
     assert "PANDAS False" in default.stderr  # a file is scored in plain Python
+    assert "BACKENDS False" in default.stderr  # its mode's extraction filter is read without the backends
     rouge = subprocess.run([sys.executable, "-c", probe % str(p), "--metrics", "rouge_l"], capture_output=True,
                            text=True, check=True)
     assert "LOADED []" in rouge.stderr  # ROUGE-L is computed here
