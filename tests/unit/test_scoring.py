@@ -571,3 +571,43 @@ def test_cli_inference_mode_picks_the_extraction_filter(capsys, tmp_path):
     assert (tcot["inference_mode"], tcot["scoring_mode"], tcot["f1"], tcot["cc"]) == ("tcot", "paper", 1.0, 1.0)
     proc = _call_cli(capsys, str(p), "--inference-mode", "telepathy")
     assert proc.returncode == 2 and "inference mode 'telepathy' has no extraction filter" in proc.stderr
+
+
+def test_cli_scores_a_large_file_in_two_halves_with_the_same_result(tmp_path, monkeypatch):
+    import os
+    import random
+
+    from evaluation_py.scoring import line_scores
+
+    rng = random.Random(7)
+    values = ["12", "7.5", "Paris", "no answer", "error", "1,200", "x", "3 | 4"]
+    lines = []
+    for i in range(400):
+        gt = "{" + rng.choice(values) + "}" + ("" if rng.random() < 0.7 else " || {" + rng.choice(values) + "}")
+        response = rng.choice(values + [None, "The answer is " + rng.choice(values)])
+        lines.append(json.dumps({"id": f"syn--d{i % 3}--t--v1--r1--q{i}", "response": response, "gt": gt}))
+    p = _write(tmp_path, lines)
+    children = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    for mode in ("paper", "strict"):
+        monkeypatch.setattr(score_cli, "SPLIT_FROM", 10**9)
+        whole = score_cli.score_file(str(p), mode, by="dataset")
+        monkeypatch.setattr(score_cli, "SPLIT_FROM", 100)
+        monkeypatch.setattr(os, "fork", fork)
+        halves = score_cli.score_file(str(p), mode, by="dataset")
+        lines_read = score_cli.read_responses(str(p))
+        names = line_scores.default_metrics(mode)
+        by_line = score_cli._scored(lines_read.responses, lines_read.gts, mode, names)
+        monkeypatch.setattr(os, "fork", real_fork)
+        assert halves == whole
+        # line by line, in the lines' order
+        assert by_line == line_scores.score_lists(lines_read.responses, lines_read.gts, scoring_mode=mode, metric_names=names)
+    if (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1) >= 2:
+        assert len(children) == 8  # two children per split scoring: the halves were scored apart
