@@ -76,47 +76,25 @@ def relational_tables(instances: pd.DataFrame, rows: "pd.DataFrame | pa.Table", 
 
 
 def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.DataFrame | pa.Table"],
-                            aggregates: "pd.DataFrame | pa.Table",
-                            header_cells: Optional[pd.DataFrame] = None) -> Iterator[RelationalTable]:
+                            aggregates: "pd.DataFrame | pa.Table | Iterable",
+                            header_cells: "pd.DataFrame | pa.Table | Iterable | None" = None) -> Iterator[RelationalTable]:
     """One RelationalTable per instance, in table id order, made as `row_parts` are read: parts of
     int_relational_rows each holding its tables whole, the parts in table id order (one part: any order), so
     a caller holds the tables of a part, not of the build. An instance without rows has no records.
 
-    Shown aggregates of a table are sorted by (row_group, col_group), so that the result does not depend on
-    the order in which DuckDB returns them (a DISTINCT query has none).
+    `aggregates` (table_id, row_group, col_group, value) and `header_cells` (table_id, grid_row, grid_col, role,
+    text) are one frame or Arrow table, or parts of them read the same way (each holding its tables whole, in
+    table id order): a part is read when the tables reach it, so a 10x build never holds every table's.
+    Shown aggregates of a table are sorted by (row_group, col_group), and its header cells by grid position, so
+    that the result does not depend on the order in which DuckDB returns them (a DISTINCT query has none).
     """
     canon: dict = {}  # one str object per distinct label: smaller pickles, less memory
-    if not isinstance(aggregates, pa.Table):
-        aggregates = pa.table({"table_id": pa.array(aggregates["table_id"].tolist(), pa.string()),
-                               "row_group": pa.array([list(x) for x in aggregates["row_group"]], pa.list_(pa.string())),
-                               "col_group": pa.array([list(x) for x in aggregates["col_group"]], pa.list_(pa.string())),
-                               "value": pa.array(aggregates["value"].tolist(), pa.float64())})
-    # flat columns and each table's row numbers in them; a table's objects are made when the table is, so the
-    # first tables go to the workers without waiting on every table's aggregates and headers
-    row_groups, row_bounds = label_lists(aggregates["row_group"], canon)
-    col_groups, col_bounds = label_lists(aggregates["col_group"], canon)
-    agg_values = aggregates["value"].to_pylist()
-    aggs_at = _rows_by_key(aggregates["table_id"].to_pylist())
-    header_columns: tuple = ((), (), (), ())
-    headers_at: dict[str, list[int]] = {}
-    if header_cells is not None:
-        header_columns = tuple(header_cells[k].tolist() for k in ("grid_row", "grid_col", "role", "text"))
-        headers_at = _rows_by_key(header_cells["table_id"].tolist())
+    shown_aggregates = _TablePieces(aggregates, lambda part: _shown_aggregates_by_table(part, canon))
+    header_tuples = _TablePieces(header_cells, _header_tuples_by_table)
     cols = ["table_id", "domain", "template_name", "value_name", "value_is_integer", "agg_fun", "agg_name",
             "row_attributes", "row_attribute_codes", "row_attribute_levels",
             "col_attributes", "col_attribute_codes", "col_attribute_levels"]
     described = {str(r[0]): r for r in zip(*(instances[c].tolist() for c in cols))}
-
-    def shown_aggregates(tid: str) -> tuple:
-        shown = [ShownAggregate(tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]),
-                                tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), agg_values[i])
-                 for i in aggs_at.get(tid, ())]
-        return tuple(sorted(shown, key=lambda a: (a.row_group, a.col_group, a.value)))
-
-    def header_tuples(tid: str) -> tuple:
-        grid_rows, grid_cols, roles, texts = header_columns
-        return tuple(sorted((int(grid_rows[i]), int(grid_cols[i]), str(roles[i]), str(texts[i]))
-                            for i in headers_at.get(tid, ())))
 
     def table(tid: str, records: list) -> PlainRelationalTable:
         (_, domain, template_name, value_name, value_is_integer, agg_fun, agg_name,
@@ -126,8 +104,8 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
             for axis, names, codes, levels in (("row", rnames, rcodes, rlevels), ("col", cnames, ccodes, clevels))
             for depth, (name, code, level) in enumerate(zip(names, codes, levels)))
         return PlainRelationalTable(tid, str(domain), str(template_name), str(value_name), attributes, records,
-                                    bool(value_is_integer), str(agg_fun), str(agg_name), shown_aggregates(tid),
-                                    header_tuples(tid))
+                                    bool(value_is_integer), str(agg_fun), str(agg_name), shown_aggregates.of(tid),
+                                    header_tuples.of(tid))
 
     ids = sorted(described)
     i = 0
@@ -149,6 +127,59 @@ def relational_table_stream(instances: pd.DataFrame, row_parts: Iterable["pd.Dat
     while i < len(ids):
         yield table(ids[i], [])
         i += 1
+
+
+class _TablePieces:
+    """What a relation holds for each table (`make(part)`: table id -> its piece), read from parts that each
+    hold their tables whole, in table id order (or one frame or Arrow table: one part), as the tables are asked
+    for in table id order; a table the parts lack has ()."""
+
+    def __init__(self, parts, make):
+        if parts is None:
+            parts = ()
+        elif isinstance(parts, (pa.Table, pd.DataFrame)):
+            parts = (parts,)
+        self._parts = iter(parts)
+        self._make = make
+        self._pieces: dict = {}
+        self._last: Optional[str] = None  # the last table of the part read, None before the first
+        self._done = False
+
+    def of(self, tid: str) -> tuple:
+        while not self._done and (self._last is None or tid > self._last):
+            part = next(self._parts, None)
+            if part is None:
+                self._done = True
+                break
+            pieces = self._make(part)
+            if pieces:
+                self._pieces, self._last = pieces, max(pieces)
+        return self._pieces.pop(tid, ())
+
+
+def _shown_aggregates_by_table(part: "pd.DataFrame | pa.Table", canon: dict) -> dict[str, tuple]:
+    """Each table's shown aggregates, sorted."""
+    if not isinstance(part, pa.Table):
+        part = pa.table({"table_id": pa.array(part["table_id"].tolist(), pa.string()),
+                         "row_group": pa.array([list(x) for x in part["row_group"]], pa.list_(pa.string())),
+                         "col_group": pa.array([list(x) for x in part["col_group"]], pa.list_(pa.string())),
+                         "value": pa.array(part["value"].tolist(), pa.float64())})
+    row_groups, row_bounds = label_lists(part["row_group"], canon)
+    col_groups, col_bounds = label_lists(part["col_group"], canon)
+    values = part["value"].to_pylist()
+    return {tid: tuple(sorted((ShownAggregate(tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]),
+                                              tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), values[i])
+                               for i in rows), key=lambda a: (a.row_group, a.col_group, a.value)))
+            for tid, rows in _rows_by_key(part["table_id"].to_pylist()).items()}
+
+
+def _header_tuples_by_table(part: "pd.DataFrame | pa.Table") -> dict[str, tuple]:
+    """Each table's header cells as (grid_row, grid_col, role, text), sorted."""
+    grid_rows, grid_cols, roles, texts = (part[k].to_pylist() if isinstance(part, pa.Table) else part[k].tolist()
+                                          for k in ("grid_row", "grid_col", "role", "text"))
+    keys = part["table_id"].to_pylist() if isinstance(part, pa.Table) else part["table_id"].tolist()
+    return {tid: tuple(sorted((int(grid_rows[i]), int(grid_cols[i]), str(roles[i]), str(texts[i])) for i in rows))
+            for tid, rows in _rows_by_key(keys).items()}
 
 
 def _rows_by_key(keys: list) -> dict:

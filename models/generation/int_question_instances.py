@@ -4,7 +4,7 @@ made by the workers a chunk of tables at a time (a large build's chunks go to Du
 sorted by question_id."""
 import pandas as pd
 
-from generator_py.dbt_glue.relations import arrow_table, frame, landed, whole_groups
+from generator_py.dbt_glue.relations import frame, landed, whole_groups
 from generator_py.dbt_glue.vars import paraphrases_var, question_suites_var, seed_var, variety_var
 from generator_py.questions.instances import question_parts, relational_table_stream, template_measures
 from generator_py.questions.families import families_for_suites
@@ -16,15 +16,23 @@ from generator_py.questions.template_syntax import BEYOND_SEED_FILE, SEED_FILE, 
 def model(dbt, session):
     dbt.config(materialized="table")
     families = families_for_suites(question_suites_var(dbt.config.get("question_suites")))
-    # ordered: question generation draws from this list, so its order is part of the seed's outcome
-    aggregates = arrow_table(dbt.ref("int_hct_cells").filter("role = 'aggregate'")
-                             .project("table_id, row_group, col_group, value").distinct()
-                             .order("table_id, row_group, col_group"))
+
+    def table_parts(relation, rows: int = 50_000):
+        """The relation's rows some hundred tables at a time, in table id order, on a cursor of its own: the parts
+        written into DuckDB meanwhile (a large build) do not end the read."""
+        reader = session.cursor()
+        reader.execute("set enable_progress_bar = false")  # no bar of the sort at 10x scale in dbt's log
+        return whole_groups(reader.sql(relation.sql_query()), "table_id", rows)
+
+    # each table's shown aggregates (sorted per table when read: the order DuckDB returns them in is no part of
+    # the seed's outcome), and the header cells a header naming question may blank, read as the tables are
+    aggregates = table_parts(dbt.ref("int_hct_cells").filter("role = 'aggregate'")
+                             .project("table_id, row_group, col_group, value").distinct().order("table_id"))
     headers = None
-    if any(f.reads_header_cells for f in families):  # the header cells a header naming question may blank
+    if any(f.reads_header_cells for f in families):
         roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
-        headers = (frame(dbt.ref("int_hct_cells").filter(f"role in ({roles})")
-                   .project("table_id, grid_row, grid_col, role, text").order("table_id, grid_row, grid_col")))
+        headers = table_parts(dbt.ref("int_hct_cells").filter(f"role in ({roles})")
+                              .project("table_id, grid_row, grid_col, role, text").order("table_id"))
     treb = "treb" in {f.suite for f in families}
     # a build with TReB's families also reads what its families know beyond the table: groupings and units
     knowledge = (frame(dbt.ref("stg_value_groupings")), frame(dbt.ref("stg_measure_units"))) if treb else (None, None)
@@ -32,12 +40,9 @@ def model(dbt, session):
                                  frame(dbt.ref("stg_domain_value_ranges")), frame(dbt.ref("stg_table_templates")),
                                  *knowledge)
     instances = frame(dbt.ref("int_table_instances"))
-    # the relational rows some hundred tables at a time (the workers start on the first ones at once), on a
-    # cursor of their own: the parts written into DuckDB meanwhile (a large build) do not end the read
-    reader = session.cursor()
-    reader.execute("set enable_progress_bar = false")  # no bar of the sort at 10x scale in dbt's log
-    rows = reader.sql(dbt.ref("int_relational_rows").order("table_id, rel_row").sql_query())
-    tables = relational_table_stream(instances, whole_groups(rows, "table_id", 50_000), aggregates, headers)
+    # the relational rows some hundred tables at a time: the workers start on the first ones at once
+    tables = relational_table_stream(instances, table_parts(dbt.ref("int_relational_rows").order("table_id, rel_row")),
+                                     aggregates, headers)
     # each suite beyond hctqa has its families' phrasings in a seed of its own, read when the build asks them
     suites = {f.suite for f in families}
     nl_templates = frame(dbt.ref("stg_nl_templates"))

@@ -149,6 +149,30 @@ def test_relational_tables_from_parts_are_those_from_all_rows_at_once():
     assert [_compact(t) for t in streamed] == [_compact(t) for t in whole]
 
 
+def test_aggregates_and_header_cells_read_in_parts_are_those_read_whole():
+    from generator_py.questions.instances import _compact, relational_table_stream, relational_tables
+
+    instances, rows, aggregates = _instances_rows_aggregates()
+    aggregates = pd.concat([aggregates, pd.DataFrame({"table_id": ["t3", "t1", "t4"], "row_group": [["x"], ["2020"], []],
+                                                      "col_group": [["F"], [], ["M"]], "value": [1.0, 2.0, 3.0]})],
+                           ignore_index=True)
+    headers = pd.DataFrame({"table_id": ["t1", "t3", "t1", "t4"], "grid_row": [1, 0, 0, 2], "grid_col": [0, 1, 1, 0],
+                            "role": ["row_header", "column_header", "corner", "row_header"],
+                            "text": ["2020", "F", "", "2021"]})
+    whole = relational_tables(instances, rows, aggregates, headers)
+    assert [len(t.shown_aggregates) for t in whole] == [2, 1, 1, 1]
+    assert [t.header_cells for t in whole][0] == ((0, 1, "corner", ""), (1, 0, "row_header", "2020"))
+
+    def parts(frame, cuts):  # table id order, each part holding its tables whole
+        ordered = frame.sort_values("table_id", kind="stable").reset_index(drop=True)
+        bounds = [0, *cuts, len(ordered)]
+        return iter([pa.Table.from_pandas(ordered.iloc[a:b], preserve_index=False) for a, b in zip(bounds, bounds[1:])])
+
+    streamed = list(relational_table_stream(instances, iter([rows]), parts(aggregates, [2, 3]), parts(headers, [2])))
+    assert [_compact(t) for t in streamed] == [_compact(t) for t in whole]
+    assert [t.header_cells for t in streamed] == [t.header_cells for t in whole]
+
+
 def test_relational_table_parts_out_of_order_or_cut_are_an_error():
     from generator_py.questions.instances import relational_table_stream
     from generator_py.tables.relational import _as_arrow
