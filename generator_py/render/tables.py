@@ -27,3 +27,13 @@ def render_tables(grids: Iterable[tuple[str, TableGrid]]) -> pd.DataFrame:
             gc.enable()
     out = pd.DataFrame(rows, columns=["table_id", "n_rows", "n_columns", *names])
     return out.astype({"n_rows": "int64", "n_columns": "int64"})
+
+
+def rendered_part(cells: "pa.Table") -> "pa.Table":
+    """`render_tables` of the grid cells of some whole tables (an Arrow table of int_table_grid's columns, rows
+    in table and grid order), as an Arrow table: one part of int_table_renderings."""
+    import pyarrow as pa
+
+    from ..grid.relation import grids_from_batches
+
+    return pa.Table.from_pandas(render_tables(grids_from_batches([cells.to_pydict()])), preserve_index=False)

@@ -4,6 +4,7 @@ import io
 import json
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from generator_py.grid.cells import Cell, TableGrid, check_cells
@@ -13,7 +14,7 @@ from generator_py.grid.relation import GRID_COLUMNS, grid_rows, grids_from_batch
 from generator_py.grid.release_csv import MERGE_MARKER, grid_from_release_csv, layout_release_grid
 from generator_py.release.table_csv import parse_release_csv
 from generator_py.render.registry import format_names, get_format, register_format, render
-from generator_py.render.tables import render_tables
+from generator_py.render.tables import render_tables, rendered_part
 
 
 def _accidents() -> TableGrid:
@@ -262,6 +263,11 @@ def test_grid_batches_cut_anywhere_rebuild_the_same_grids():
         batches = [{c: v[i:i + size] for c, v in columns.items()} for i in range(0, n, size)]
         assert list(grids_from_batches(batches)) == whole, size
     assert list(grids_from_batches([])) == []
+    # the model's parts: the cells of whole tables as Arrow, rendered as render_tables renders the grids
+    first = len(_outline().cells)  # t-a's cells, then t-b's and t-c's
+    parts = [pa.Table.from_pandas(ordered.iloc[a:b], preserve_index=False) for a, b in ((0, first), (first, n))]
+    rendered = pa.concat_tables([rendered_part(p) for p in parts]).to_pandas()
+    pd.testing.assert_frame_equal(rendered, render_tables(iter(whole)))
     columns["text"][len(_outline().cells) + 3] = None  # a cell of t-b
     with pytest.raises(ValueError, match=r"table t-b, cell \(\d+, \d+\) has no text"):
         list(grids_from_batches([{c: v[:5] for c, v in columns.items()}, {c: v[5:] for c, v in columns.items()}]))
