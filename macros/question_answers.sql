@@ -7,12 +7,28 @@
   Output: one row per answer row: question_id, answer_row (1-based), values (canonical text, NULL kept).
 #}
 {% macro question_answers(questions, cells) %}
-with questions as (
-    select question_id, table_id, cast(spec_json as json) as spec from {{ questions }}
+with table_keys as (
+    -- an integer per table and per question stands for its id in every join and grouping below: text keys made
+    -- the query outgrow DuckDB's 2 GB on two threads at 10x scale (and spill on one)
+    select table_id, row_number() over (order by table_id) as table_key
+    from (select distinct table_id from {{ cells }})
+),
+
+question_keys as (
+    select question_id, row_number() over (order by question_id) as question_key from {{ questions }}
+),
+
+questions as (
+    select k.question_key as question_id, t.table_key as table_id, cast(q.spec_json as json) as spec
+    from {{ questions }} as q
+    inner join question_keys as k on k.question_id = q.question_id
+    left join table_keys as t on t.table_id = q.table_id
 ),
 
 cells as (
-    select table_id, rel_row, attribute, attribute_value, value from {{ cells }}
+    select t.table_key as table_id, c.rel_row, c.attribute, c.attribute_value, c.value
+    from {{ cells }} as c
+    inner join table_keys as t on t.table_id = c.table_id
 ),
 
 rel_rows as (
@@ -219,19 +235,25 @@ output_values as (
 ),
 
 final as (
-    select question_id, answer_row, list(answer_value order by item) as answer_values
+    -- each answer row's values in select order: a list of (item, value) sorted, not an ordered aggregate, which
+    -- holds every group's values until the end
+    select question_id, answer_row,
+           list_transform(list_sort(list({'item': item, 'value': answer_value})), lambda x: x.value) as answer_values
     from output_values
     group by question_id, answer_row
 )
 
-select * from final
+select k.question_id, f.answer_row, f.answer_values
+from final as f
+inner join question_keys as k on k.question_key = f.question_id
 {% endmacro %}
 
 {#
   Pre-hook of the models that run question_answers: past `rows` rows in `cells`, DuckDB runs the model on one
-  thread. Over many questions the final grouping of the value rows needs more than the memory limit when two
-  threads build their hash tables at once (10x scale: out of memory at 2 GB, and at 3 GB), and one thread stays
-  within it; the answers are the same. The post-hook `reset threads` gives the build back every core.
+  thread. Over many questions two threads building their hash tables at once need about the whole memory limit
+  (10x scale with the 2 GB default: out of memory with text keys; with the integer keys it fitted, just), and one
+  thread stays well within it; the answers are the same. The post-hook `reset threads` gives the build back every
+  core.
 #}
 {% macro one_duckdb_thread_past(cells, rows) %}
   {%- if execute and run_query("select count(*) from " ~ cells).columns[0].values()[0] > rows -%}
