@@ -176,8 +176,7 @@ def _scored(answers: list, gts: list, scoring_mode: str, names) -> dict[str, lis
     from .line_scores import score_lists
 
     n = len(answers)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if n < SPLIT_FROM or cores < 2:
+    if n < SPLIT_FROM or (os.cpu_count() or 1) < 2:
         return score_lists(answers, gts, scoring_mode=scoring_mode, metric_names=names)
     from generator_py.core.child_process import map_in_child_processes
 

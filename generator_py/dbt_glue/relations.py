@@ -51,6 +51,14 @@ def whole_groups(relation, key: str, rows: int = 250_000):
         yield held
 
 
+def whole_groups_apart(session, relation, key: str, rows: int = 250_000):
+    """`whole_groups` of `relation`, read on a cursor of its own: the parts the model lands into DuckDB meanwhile
+    (`landed`, a large build) do not end the read."""
+    reader = session.cursor()
+    reader.execute("set enable_progress_bar = false")  # no bar of a long read in dbt's log at 10x scale
+    return whole_groups(reader.sql(relation.sql_query()), key, rows)
+
+
 def rows_scored(relation, scores, key: str):
     """The rows of `relation` whose `key` (question_id, table_id) some row of `scores` has, ordered by it: what an
     analysis of the scores looks up, not the whole mart (a frame of every question is GBs at 10x scale)."""

@@ -175,9 +175,8 @@ def _shown_aggregates_by_table(part: "pd.DataFrame | pa.Table", canon: dict) -> 
 
 def _header_tuples_by_table(part: "pd.DataFrame | pa.Table") -> dict[str, tuple]:
     """Each table's header cells as (grid_row, grid_col, role, text), sorted."""
-    grid_rows, grid_cols, roles, texts = (part[k].to_pylist() if isinstance(part, pa.Table) else part[k].tolist()
-                                          for k in ("grid_row", "grid_col", "role", "text"))
-    keys = part["table_id"].to_pylist() if isinstance(part, pa.Table) else part["table_id"].tolist()
+    keys, grid_rows, grid_cols, roles, texts = (part[k].to_pylist() if isinstance(part, pa.Table) else part[k].tolist()
+                                                for k in ("table_id", "grid_row", "grid_col", "role", "text"))
     return {tid: tuple(sorted((int(grid_rows[i]), int(grid_cols[i]), str(roles[i]), str(texts[i])) for i in rows))
             for tid, rows in _rows_by_key(keys).items()}
 

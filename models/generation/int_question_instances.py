@@ -4,7 +4,7 @@ made by the workers a chunk of tables at a time (a large build's chunks go to Du
 sorted by question_id."""
 import pandas as pd
 
-from generator_py.dbt_glue.relations import frame, landed, whole_groups
+from generator_py.dbt_glue.relations import frame, landed, whole_groups_apart
 from generator_py.dbt_glue.vars import paraphrases_var, question_suites_var, seed_var, variety_var
 from generator_py.questions.instances import question_parts, relational_table_stream, template_measures
 from generator_py.questions.families import families_for_suites
@@ -17,12 +17,8 @@ def model(dbt, session):
     dbt.config(materialized="table")
     families = families_for_suites(question_suites_var(dbt.config.get("question_suites")))
 
-    def table_parts(relation, rows: int = 50_000):
-        """The relation's rows some hundred tables at a time, in table id order, on a cursor of its own: the parts
-        written into DuckDB meanwhile (a large build) do not end the read."""
-        reader = session.cursor()
-        reader.execute("set enable_progress_bar = false")  # no bar of the sort at 10x scale in dbt's log
-        return whole_groups(reader.sql(relation.sql_query()), "table_id", rows)
+    def table_parts(relation):  # some hundred tables at a time, in table id order
+        return whole_groups_apart(session, relation, "table_id", 50_000)
 
     # each table's shown aggregates (sorted per table when read: the order DuckDB returns them in is no part of
     # the seed's outcome), and the header cells a header naming question may blank, read as the tables are
