@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterable
 
 import pandas as pd
 import pyarrow as pa
@@ -72,15 +73,27 @@ def normalized_arrow(table: pa.Table, bool_columns: frozenset, int_columns: froz
     return pa.Table.from_arrays(arrays, names=[str(c) for c in table.column_names])
 
 
-def write_parquet(table: pa.Table, path: Path) -> None:
-    """`table` as the file `path`, a row group at a time: the bytes `parquet_bytes` gives, without the whole
-    file in memory."""
-    with pq.ParquetWriter(path, table.schema, compression=PARQUET_COMPRESSION,
+def write_parquet(parts: Iterable[pa.Table], schema: pa.Schema, path: Path) -> None:
+    """The rows of `parts` (Arrow tables of `schema`, in order, of any sizes) as the file `path`, written a row
+    group at a time as they come: the bytes `parquet_bytes` gives for all of them, without them all in memory."""
+    with pq.ParquetWriter(path, schema, compression=PARQUET_COMPRESSION,
                           compression_level=PARQUET_COMPRESSION_LEVEL, write_statistics=True) as writer:
-        for start in range(0, max(table.num_rows, 1), PARQUET_ROW_GROUP_SIZE):  # an empty table: written once
-            # one contiguous chunk per row group: the writer cuts pages where the arrays' chunks end too
-            part = table.slice(start, PARQUET_ROW_GROUP_SIZE).combine_chunks()
-            writer.write_table(part, row_group_size=PARQUET_ROW_GROUP_SIZE)
+        held: list[pa.Table] = []
+        n_held = 0
+        wrote = False
+        for part in parts:
+            held.append(part)
+            n_held += part.num_rows
+            while n_held >= PARQUET_ROW_GROUP_SIZE:
+                rows = pa.concat_tables(held)
+                # one contiguous chunk per row group: the writer cuts pages where the arrays' chunks end too
+                writer.write_table(rows.slice(0, PARQUET_ROW_GROUP_SIZE).combine_chunks(),
+                                   row_group_size=PARQUET_ROW_GROUP_SIZE)
+                wrote = True
+                held, n_held = [rows.slice(PARQUET_ROW_GROUP_SIZE)], n_held - PARQUET_ROW_GROUP_SIZE
+        if n_held or not wrote:  # the last rows; no rows at all: an empty table, written once
+            rows = pa.concat_tables(held) if held else schema.empty_table()
+            writer.write_table(rows.combine_chunks(), row_group_size=PARQUET_ROW_GROUP_SIZE)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

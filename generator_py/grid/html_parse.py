@@ -169,6 +169,17 @@ class _TableParser(HTMLParser):
             return
         self._add_text(data)
 
+    def takes_whole_cells(self) -> bool:
+        """Whether a `<td>text</td>` met now is a cell of the table: inside it, not nested, no caption open."""
+        return self.depth == 1 and not self.done and not self.skip and not self.in_caption
+
+    def handle_cell(self, tag: str, attrs: list[tuple[str, Optional[str]]], text: str) -> None:
+        """`<td>`/`<th>` with its text and end tag, when `takes_whole_cells`: what the three calls do, in one."""
+        self.handle_starttag(tag, attrs)
+        if text:
+            self.cell.parts.append(text)
+        self._close_cell()
+
     def _add_text(self, data: str) -> None:
         if self.in_caption and self.caption_parts is not None:
             self.caption_parts.append(data)
@@ -195,36 +206,53 @@ _ATTR_RE = re.compile(r"""\s+([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*("[^"<]*"|'[^
 _RAW_TEXT_TAGS = ("script", "style")  # html.parser reads their content as raw text
 
 
+# a cell whose text holds no markup, its end tag right after: one match instead of three (most cells)
+_CELL_RE = re.compile(r"<(t[dh])((?:%s)*)\s*>([^<]*)</\1\s*>" % _ATTR)
+
+
+def _attr_pairs(attrs: str) -> list[tuple[str, Optional[str]]]:
+    pairs = []
+    for name, value in _ATTR_RE.findall(attrs):
+        if not value:
+            pairs.append((name.lower(), None))
+        else:
+            if value[0] in "\"'":
+                value = value[1:-1]
+            pairs.append((name.lower(), unescape(value) if "&" in value else value))
+    return pairs
+
+
 def _feed_plain(parser: _TableParser, html_text: str) -> bool:
     """Hand plain markup (module doc) to `parser` as html.parser would; False when `html_text` is not plain
     (the parser then holds part of it: start again with a new one)."""
     pos = 0
+    end = len(html_text)
     data, start_tag, startend_tag, end_tag = (parser.handle_data, parser.handle_starttag, parser.handle_startendtag,
                                               parser.handle_endtag)
-    for m in _PLAIN_RE.finditer(html_text):
-        if m.start() != pos:  # a `<` that opens no plain tag
+    plain, cell = _PLAIN_RE.match, _CELL_RE.match
+    while pos < end:
+        if html_text.startswith("<t", pos) and parser.takes_whole_cells():
+            m = cell(html_text, pos)
+            if m is not None:
+                tag, attrs, text = m.groups()
+                parser.handle_cell(tag, _attr_pairs(attrs) if attrs else [], unescape(text) if "&" in text else text)
+                pos = m.end()
+                continue
+        m = plain(html_text, pos)
+        if m is None:  # a `<` that opens no plain tag
             return False
         pos = m.end()
-        text, start, attrs, closed, end = m.groups()
+        text, start, attrs, closed, close = m.groups()
         if text is not None:
             data(unescape(text) if "&" in text else text)
         elif start is not None:
             tag = start.lower()
             if tag in _RAW_TEXT_TAGS:
                 return False
-            pairs = []
-            if attrs:
-                for name, value in _ATTR_RE.findall(attrs):
-                    if not value:
-                        pairs.append((name.lower(), None))
-                    else:
-                        if value[0] in "\"'":
-                            value = value[1:-1]
-                        pairs.append((name.lower(), unescape(value) if "&" in value else value))
-            (startend_tag if closed else start_tag)(tag, pairs)
+            (startend_tag if closed else start_tag)(tag, _attr_pairs(attrs) if attrs else [])
         else:
-            end_tag(end.lower())
-    return pos == len(html_text)
+            end_tag(close.lower())
+    return True
 
 
 def read_html_table(html_text: str) -> HtmlTable:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from typing import Iterator, Optional
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -71,15 +72,15 @@ def _sample_chunk(ranges: list[tuple[Variant, int, int]]) -> pa.Table:
     """The tables of a chunk: (variant, first replica, last replica) ranges, in order (after _init_sampler)."""
     vocab, by_key, seed = _SAMPLER["vocab"], _SAMPLER["by_key"], _SAMPLER["seed"]
     batches: list[pa.Table] = []
-    cols: dict[str, list] = {f.name: [] for f in ROWS_SCHEMA}
+    rows = _ChunkRows()
     for v, first, last in ranges:
         t = by_key[(v.domain, v.template_name)]
         for replica in range(first, last + 1):
-            _append_rows(cols, t, v, sample_table(t, v, vocab[v.domain], replica, seed))
-            if len(cols["rel_row"]) >= BATCH_ROWS:  # Arrow holds rows far more compactly than Python lists
-                batches.append(pa.table(cols, schema=ROWS_SCHEMA))
-                cols = {f.name: [] for f in ROWS_SCHEMA}
-    batches.append(pa.table(cols, schema=ROWS_SCHEMA))
+            rows.add(t, v, sample_table(t, v, vocab[v.domain], replica, seed))
+            if rows.n_rows >= BATCH_ROWS:  # Arrow holds rows far more compactly than Python lists
+                batches.append(rows.table())
+                rows = _ChunkRows()
+    batches.append(rows.table())
     return pa.concat_tables(batches)
 
 
@@ -121,32 +122,66 @@ def sample_all(vocab: dict[str, Domain], templates: list[TableTemplate], variant
                              initargs=(vocab, templates, seed))
 
 
-def _append_rows(cols: dict[str, list], t: TableTemplate, v: Variant, s: SampledTable) -> None:
-    fixed = {
-        "table_id": s.table_id, "domain": v.domain, "template_name": v.template_name, "variant_id": v.variant_id,
-        "replica": s.replica, "value_name": t.value_name, "value_is_integer": t.value_range.is_integer,
-        "agg_fun": t.agg_fun, "agg_name": t.agg_name, "shuffle": v.shuffle, "col_depth": v.col_depth,
-        "row_depth": v.row_depth, "name_pos": v.name_pos, "col_agg_pos": v.col_agg_pos, "row_agg_pos": v.row_agg_pos,
-        "row_format": v.row_format, "borders": s.borders,
-        "row_attributes": [a.name for a in s.row_attributes], "row_attribute_codes": [a.code for a in s.row_attributes],
-        "row_attribute_levels": [a.level for a in s.row_attributes],
-        "col_attributes": [a.name for a in s.col_attributes], "col_attribute_codes": [a.code for a in s.col_attributes],
-        "col_attribute_levels": [a.level for a in s.col_attributes],
-    }
-    n_rows, n_cols = len(s.row_leaves), len(s.col_leaves)
-    n = n_rows * n_cols
-    for k, val in fixed.items():
-        cols[k].extend([val] * n)
-    # relational rows run over row leaves, then column leaves
-    cols["rel_row"].extend(range(1, n + 1))
-    cols["row_leaf"].extend(i + 1 for i in range(n_rows) for _ in range(n_cols))
-    cols["col_leaf"].extend(list(range(1, n_cols + 1)) * n_rows)
-    row_parts = [(list(rl.labels), list(rl.positions), list(rl.header_path),
-                  [p for x, p in zip(rl.labels, rl.positions) if x is not None]) for rl in s.row_leaves]
-    col_parts = [(list(cl.labels), list(cl.positions), list(cl.header_path),
-                  [p for x, p in zip(cl.labels, cl.positions) if x is not None]) for cl in s.col_leaves]
-    for name, idx in (("row_labels", 0), ("row_positions", 1), ("row_path", 2), ("row_path_positions", 3)):
-        cols[name].extend(part[idx] for part in row_parts for _ in range(n_cols))
-    for name, idx in (("col_labels", 0), ("col_positions", 1), ("col_path", 2), ("col_path_positions", 3)):
-        cols[name].extend(part[idx] for _ in range(n_rows) for part in col_parts)
-    cols["value"].extend(s.values.reshape(-1).tolist())
+_TABLE_FIELDS = ("table_id", "domain", "template_name", "variant_id", "replica", "value_name", "value_is_integer",
+                 "agg_fun", "agg_name", "shuffle", "col_depth", "row_depth", "name_pos", "col_agg_pos", "row_agg_pos",
+                 "row_format", "borders", "row_attributes", "row_attribute_codes", "row_attribute_levels",
+                 "col_attributes", "col_attribute_codes", "col_attribute_levels")
+_LEAF_FIELDS = ("labels", "positions", "path", "path_positions")
+
+
+class _ChunkRows:
+    """The relational rows of a run of sampled tables, gathered per table and per leaf, and spread over the rows
+    by Arrow (`take`) when the batch is made: a table's fields and a leaf's lists are converted once, not once
+    per row they repeat on. Rows run over a table's row leaves, then its column leaves."""
+
+    def __init__(self):
+        self.tables: dict[str, list] = {f: [] for f in _TABLE_FIELDS}
+        self.leaves = {axis: {f: [] for f in _LEAF_FIELDS} for axis in ("row", "col")}
+        self.shapes: list[tuple[int, int]] = []
+        self.values: list[np.ndarray] = []
+        self.n_rows = 0
+
+    def add(self, t: TableTemplate, v: Variant, s: SampledTable) -> None:
+        fields = (s.table_id, v.domain, v.template_name, v.variant_id, s.replica, t.value_name,
+                  t.value_range.is_integer, t.agg_fun, t.agg_name, v.shuffle, v.col_depth, v.row_depth, v.name_pos,
+                  v.col_agg_pos, v.row_agg_pos, v.row_format, s.borders,
+                  [a.name for a in s.row_attributes], [a.code for a in s.row_attributes],
+                  [a.level for a in s.row_attributes], [a.name for a in s.col_attributes],
+                  [a.code for a in s.col_attributes], [a.level for a in s.col_attributes])
+        for name, value in zip(_TABLE_FIELDS, fields):
+            self.tables[name].append(value)
+        for axis, leaves in (("row", s.row_leaves), ("col", s.col_leaves)):
+            out = self.leaves[axis]
+            for leaf in leaves:
+                out["labels"].append(list(leaf.labels))
+                out["positions"].append(list(leaf.positions))
+                out["path"].append(list(leaf.header_path))
+                out["path_positions"].append([p for x, p in zip(leaf.labels, leaf.positions) if x is not None])
+        self.shapes.append((len(s.row_leaves), len(s.col_leaves)))
+        self.values.append(s.values.reshape(-1))
+        self.n_rows += len(s.row_leaves) * len(s.col_leaves)
+
+    def table(self) -> pa.Table:
+        n_rows = np.array([r for r, _ in self.shapes], dtype=np.int64)
+        n_cols = np.array([c for _, c in self.shapes], dtype=np.int64)
+        sizes = n_rows * n_cols
+        first_row_leaf = np.concatenate(([0], np.cumsum(n_rows)[:-1]))
+        first_col_leaf = np.concatenate(([0], np.cumsum(n_cols)[:-1]))
+        of_table = np.repeat(np.arange(len(sizes)), sizes)  # each row's table
+        within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)  # 0.. per table
+        row_leaf = within // n_cols[of_table]
+        col_leaf = within % n_cols[of_table]
+        by_table = pa.array(of_table)
+        arrays = {name: pa.array(values, ROWS_SCHEMA.field(name).type).take(by_table)
+                  for name, values in self.tables.items()}
+        arrays["rel_row"] = pa.array(within + 1, pa.int32())
+        arrays["row_leaf"] = pa.array(row_leaf + 1, pa.int32())
+        arrays["col_leaf"] = pa.array(col_leaf + 1, pa.int32())
+        for axis, leaf_of_row in (("row", first_row_leaf[of_table] + row_leaf),
+                                  ("col", first_col_leaf[of_table] + col_leaf)):
+            take = pa.array(leaf_of_row)
+            for field in _LEAF_FIELDS:
+                name = f"{axis}_{field}"
+                arrays[name] = pa.array(self.leaves[axis][field], ROWS_SCHEMA.field(name).type).take(take)
+        arrays["value"] = pa.array(np.concatenate(self.values) if self.values else np.zeros(0), pa.float64())
+        return pa.table([arrays[f.name] for f in ROWS_SCHEMA], schema=ROWS_SCHEMA)

@@ -2,9 +2,9 @@
 originals and obfuscated twins in files of their own, unchanged files left as they are."""
 import pandas as pd
 
-from generator_py.dbt_glue.relations import arrow_table
 from generator_py.dbt_glue.build_config import built_relation, database_path, output_dir, stamp
-from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, discard, write_part
+from generator_py.exports.benchmark_exports import (TWIN_SUFFIX, commit, discard, stage_part, staging_folder,
+                                                    write_staged_part)
 from generator_py.core.child_process import in_child_process
 
 # the originals' rows, then the twins' (a row without a variant is an original, as write_exports reads it)
@@ -26,15 +26,14 @@ def model(dbt, session):
     paths = []
     try:
         for suffix, where in PARTS:
-            # one part in memory at a time, read as Arrow in id order (the files' order, so nothing is copied to
-            # sort them): the child shares these buffers untouched and writes the part's files
-            part_tables = arrow_table(tables.filter(where).order("table_id"))
-            part_questions = arrow_table(questions.filter(where).order("question_id"))
-            if suffix and not part_tables.num_rows and not part_questions.num_rows:
+            part_tables, part_questions = tables.filter(where), questions.filter(where)
+            if suffix and not part_tables.aggregate("count(*)").fetchall()[0][0] \
+                    and not part_questions.aggregate("count(*)").fetchall()[0][0]:
                 break  # no twins in this build: commit removes an earlier export's twin files
-            # the files are made in a child process: the other models' Python work goes on meanwhile
-            paths += in_child_process(write_part, str(out_dir), suffix, part_tables, part_questions, image_paths)
-            del part_tables, part_questions
+            # DuckDB writes the part's rows, sorted, into staging files; a child process streams them into the
+            # export's files (the other models' Python work goes on meanwhile): no process holds the part
+            staged = stage_part(part_tables, part_questions, staging_folder(out_dir) / (suffix or "originals"))
+            paths += in_child_process(write_staged_part, str(out_dir), suffix, staged, image_paths)
     except BaseException:
         discard(out_dir)
         raise

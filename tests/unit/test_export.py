@@ -399,3 +399,56 @@ def test_a_part_without_rows_makes_its_three_files(tmp_path):
     assert [p.name for p in paths] == [TABLES_PARQUET, QUESTIONS_PARQUET, QAPS_JSON]
     assert json.loads((tmp_path / QAPS_JSON).read_text(encoding="utf-8")) == []
     assert pq.read_table(tmp_path / QUESTIONS_PARQUET).num_rows == 0
+
+
+def _staged_export(out, tables: pd.DataFrame, questions: pd.DataFrame):
+    """The export as the benchmark_exports model writes it: each part staged from DuckDB, then streamed."""
+    import duckdb
+
+    from generator_py.exports.benchmark_exports import TWIN_SUFFIX, commit, discard, stage_part, staging_folder, \
+        write_staged_part
+
+    con = duckdb.connect()
+    con.register("tables_in", tables)
+    con.register("questions_in", questions)
+    paths = []
+    try:
+        for suffix, where in (("", "variant is distinct from 'obfuscated'"), (TWIN_SUFFIX, "variant = 'obfuscated'")):
+            staged = stage_part(con.sql("select * from tables_in").filter(where),
+                                con.sql("select * from questions_in").filter(where),
+                                staging_folder(out) / (suffix or "originals"))
+            paths += write_staged_part(out, suffix, staged)
+    except BaseException:
+        discard(out)
+        raise
+    commit(out, paths)
+    return paths
+
+
+def test_parts_staged_by_duckdb_give_the_bytes_of_rows_given_whole(tmp_path):
+    from generator_py.exports.benchmark_exports import staging_folder
+
+    tables, questions = _with_twins()
+    whole = write_exports(tmp_path / "whole", tables, questions)
+    # the rows in another order: DuckDB sorts them as the files take them
+    staged = _staged_export(tmp_path / "staged", tables.iloc[::-1], questions.iloc[::-1])
+    assert [p.name for p in staged] == [p.name for p in whole]
+    for a, b in zip(staged, whole):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    assert not staging_folder(tmp_path / "staged").exists()
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda q: q.assign(question_id=q["question_id"].iloc[0]), "duplicate question_id"),
+    (lambda q: q.assign(table_id=q["table_id"].where(q.index != 1, "syn--nowhere")), "syn--nowhere"),
+    (lambda q: q.drop(columns=["answer_gt"]), "missing columns"),
+])
+def test_a_bad_staged_part_leaves_the_export_as_it_was(tmp_path, bad, message):
+    from generator_py.exports.benchmark_exports import staging_folder
+
+    tables, questions = _with_twins()
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in write_exports(tmp_path, tables, questions)}
+    with pytest.raises(ValueError, match=message):
+        _staged_export(tmp_path, tables, bad(questions))
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir() if p.is_file()} == before
+    assert not staging_folder(tmp_path).exists()
