@@ -51,12 +51,32 @@ def whole_groups(relation, key: str, rows: int = 250_000):
         yield held
 
 
-def whole_groups_apart(session, relation, key: str, rows: int = 250_000):
-    """`whole_groups` of `relation`, read on a cursor of its own: the parts the model lands into DuckDB meanwhile
-    (`landed`, a large build) do not end the read."""
+def whole_groups_apart(session, relation, key: str, order: str, rows: int = 250_000):
+    """The rows of `relation` ordered by `order` (which starts with `key`), as Arrow tables of some `rows` rows
+    each holding every row of its `key` values, read on a cursor of its own (the parts the model lands into
+    DuckDB meanwhile, `landed`, do not end the read).
+
+    Each part is its own query over a range of keys: DuckDB sorts a part's rows, never the whole relation at
+    once (at 10x scale a sort of millions of rows held in the build's memory while the parts are used)."""
     reader = session.cursor()
     reader.execute("set enable_progress_bar = false")  # no bar of a long read in dbt's log at 10x scale
-    return whole_groups(reader.sql(relation.sql_query()), key, rows)
+    query = relation.sql_query()
+    counts = reader.sql(f"select {key}, count(*) from ({query}) group by {key} order by {key}").fetchall()
+    if counts and counts[-1][0] is None:  # rows without a key (sorted last, as the whole order puts them)
+        nulls, counts = counts[-1], counts[:-1]
+    else:
+        nulls = None
+    start = 0
+    while start < len(counts):
+        end, held = start, 0
+        while end < len(counts) and (held == 0 or held + counts[end][1] <= rows):
+            held += counts[end][1]
+            end += 1
+        yield arrow_table(reader.sql(f"select * from ({query}) where {key} >= $1 and {key} <= $2 order by {order}",
+                                     params=[counts[start][0], counts[end - 1][0]]))
+        start = end
+    if nulls is not None:
+        yield arrow_table(reader.sql(f"select * from ({query}) where {key} is null order by {order}"))
 
 
 def rows_scored(relation, scores, key: str):

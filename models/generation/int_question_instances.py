@@ -17,18 +17,18 @@ def model(dbt, session):
     dbt.config(materialized="table")
     families = families_for_suites(question_suites_var(dbt.config.get("question_suites")))
 
-    def table_parts(relation):  # some hundred tables at a time, in table id order
-        return whole_groups_apart(session, relation, "table_id", 50_000)
+    def table_parts(relation, order="table_id"):  # some hundred tables at a time, in table id order
+        return whole_groups_apart(session, relation, "table_id", order, 50_000)
 
     # each table's shown aggregates (sorted per table when read: the order DuckDB returns them in is no part of
     # the seed's outcome), and the header cells a header naming question may blank, read as the tables are
     aggregates = table_parts(dbt.ref("int_hct_cells").filter("role = 'aggregate'")
-                             .project("table_id, row_group, col_group, value").distinct().order("table_id"))
+                             .project("table_id, row_group, col_group, value").distinct())
     headers = None
     if any(f.reads_header_cells for f in families):
         roles = ", ".join(f"'{r}'" for r in NAMEABLE_ROLES + ("corner", "corner_split", "row_attribute_name", "indent"))
         headers = table_parts(dbt.ref("int_hct_cells").filter(f"role in ({roles})")
-                              .project("table_id, grid_row, grid_col, role, text").order("table_id"))
+                              .project("table_id, grid_row, grid_col, role, text"))
     treb = "treb" in {f.suite for f in families}
     # a build with TReB's families also reads what its families know beyond the table: groupings and units
     knowledge = (frame(dbt.ref("stg_value_groupings")), frame(dbt.ref("stg_measure_units"))) if treb else (None, None)
@@ -37,7 +37,7 @@ def model(dbt, session):
                                  *knowledge)
     instances = frame(dbt.ref("int_table_instances"))
     # the relational rows some hundred tables at a time: the workers start on the first ones at once
-    tables = relational_table_stream(instances, table_parts(dbt.ref("int_relational_rows").order("table_id, rel_row")),
+    tables = relational_table_stream(instances, table_parts(dbt.ref("int_relational_rows"), "table_id, rel_row"),
                                      aggregates, headers)
     # each suite beyond hctqa has its families' phrasings in a seed of its own, read when the build asks them
     suites = {f.suite for f in families}

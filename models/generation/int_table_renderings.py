@@ -8,5 +8,5 @@ from generator_py.render.tables import rendered_part
 def model(dbt, session):
     dbt.config(materialized="table")
     grid = dbt.ref("int_table_grid").project(", ".join(("table_id",) + CELL_COLUMNS + TABLE_COLUMNS))
-    cells = whole_groups_apart(session, grid.order("table_id, grid_row, grid_col"), "table_id", 100_000)
+    cells = whole_groups_apart(session, grid, "table_id", "table_id, grid_row, grid_col", 100_000)
     return landed(session, (rendered_part(part) for part in cells), "int_table_renderings")

@@ -119,6 +119,25 @@ def test_whole_groups_hold_every_row_of_a_key_together_wherever_batches_cut(tmp_
     assert all(not (a & b) for n, a in enumerate(seen) for b in seen[n + 1:])  # no key in two parts
 
 
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 7, 100])
+def test_whole_groups_apart_read_key_ranges_in_order_each_key_in_one_part(tmp_path, rows):
+    from generator_py.dbt_glue.relations import whole_groups_apart
+
+    session = duckdb.connect(str(tmp_path / "x.duckdb"))
+    keys = ["c"] * 5 + ["a"] * 3 + [None] * 2 + ["d"] * 2 + ["b"]  # stored out of order, two rows without a key
+    session.execute("create table t as select * from (values " + ", ".join(
+        f"({'NULL' if k is None else repr(k)}, {i})" for i, k in enumerate(keys)) + ") v(k, i)")
+    parts = list(whole_groups_apart(session, session.table("t"), "k", "k, i desc", rows))
+    got = [(k, i) for p in parts for k, i in zip(p["k"].to_pylist(), p["i"].to_pylist())]
+    # the whole relation in its order (nulls last, as ORDER BY puts them), every row once
+    assert got == session.table("t").order("k, i desc").fetchall()
+    seen = [set(p["k"].to_pylist()) for p in parts]
+    assert all(not (a & b) for n, a in enumerate(seen) for b in seen[n + 1:])  # no key in two parts
+    # a part holds one key's rows, or as many whole keys as fit in `rows`
+    assert all(len(s) == 1 or p.num_rows <= rows for s, p in zip(seen, parts))
+
+
 def _instances_rows_aggregates():
     ids = ["t3", "t1", "t2", "t4"]  # t4 has no relational rows
     instances = pd.DataFrame({
