@@ -29,6 +29,7 @@ Plain Python and DuckDB relations: no dbt imports.
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
 
@@ -132,18 +133,17 @@ class _IdsInOrder:
         return rows
 
 
+@dataclass
 class _PartRows:
     """One part's rows as the export streams them: each a function giving Arrow tables (normalized as
     `_as_arrow` makes them) in the files' order: `tables` by table_id, `questions` by question_id,
-    `qaps_questions` (the qaps columns) by table_id then question_id; `*_columns` their column names."""
+    `qaps_questions` (the qaps columns) by table_id then question_id; the `empty_*` tables give the schemas."""
 
-    def __init__(self, table_columns: list[str], question_columns: list[str],
-                 tables: Callable[[], Iterator[pa.Table]], questions: Callable[[], Iterator[pa.Table]],
-                 qaps_questions: Callable[[], Iterator[pa.Table]], empty_tables: Callable[[], pa.Table],
-                 empty_questions: Callable[[], pa.Table]):
-        self.table_columns, self.question_columns = table_columns, question_columns
-        self.tables, self.questions, self.qaps_questions = tables, questions, qaps_questions
-        self.empty_tables, self.empty_questions = empty_tables, empty_questions
+    tables: Callable[[], Iterator[pa.Table]]
+    questions: Callable[[], Iterator[pa.Table]]
+    qaps_questions: Callable[[], Iterator[pa.Table]]
+    empty_tables: Callable[[], pa.Table]
+    empty_questions: Callable[[], pa.Table]
 
 
 def _rows_in_memory(tables: pa.Table, questions: pa.Table) -> _PartRows:
@@ -158,19 +158,18 @@ def _rows_in_memory(tables: pa.Table, questions: pa.Table) -> _PartRows:
         rows = questions.select(list(_QAPS_QUESTION_COLUMNS))
         yield rows.take(pa.array(_str_order(rows["table_id"].to_pylist()), pa.int64()))
 
-    return _PartRows(tables.column_names, questions.column_names, lambda: iter([tables]), lambda: iter([questions]),
-                     qaps_questions, lambda: tables.slice(0, 0), lambda: questions.slice(0, 0))
+    return _PartRows(lambda: iter([tables]), lambda: iter([questions]), qaps_questions, lambda: tables.slice(0, 0),
+                     lambda: questions.slice(0, 0))
 
 
 def _write_part_rows(out: Path, suffix: str, rows: _PartRows, image_paths: Optional[Mapping[str, str]]) -> list[Path]:
-    """Check and write one part's three files as temporary files; the paths they replace at `commit`."""
-    _check_columns(rows.table_columns, REQUIRED_TABLE_COLUMNS, "tables")
-    _check_columns(rows.question_columns, REQUIRED_QUESTION_COLUMNS, "questions")
+    """Write one part's three files as temporary files, checking the rows as they pass (their columns were checked
+    before they were read: `_rows_in_memory`, `stage_part`); the paths they replace at `commit`."""
     out.mkdir(parents=True, exist_ok=True)
     here = _paths(out, suffix)
     try:
-        qaps = _QapsWriter(_tmp(here[2]), rows.qaps_questions(), qaps_table_columns(rows.table_columns),
-                           image_paths)
+        qaps = _QapsWriter(_tmp(here[2]), rows.qaps_questions(),
+                           qaps_table_columns(rows.empty_tables().column_names), image_paths)
         try:
             tables = map(_IdsInOrder("table_id", "tables"), rows.tables())
             write_parquet(map(qaps.add, tables), rows.empty_tables().schema, _tmp(here[0]))
@@ -314,8 +313,7 @@ def _staged_rows(part: StagedPart) -> _PartRows:
                                         "questions")
     qaps_questions, _ = reader(_STAGED_QAPS_QUESTIONS, _QUESTION_BOOLS, _QUESTION_INTS,
                                part.null_question_text, "questions")
-    return _PartRows(empty_tables().column_names, empty_questions().column_names, tables, questions,
-                     qaps_questions, empty_tables, empty_questions)
+    return _PartRows(tables, questions, qaps_questions, empty_tables, empty_questions)
 
 
 def write_staged_part(out_dir: Union[str, Path], suffix: str, part: StagedPart,
