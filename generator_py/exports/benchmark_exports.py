@@ -353,8 +353,8 @@ def discard(out_dir: Union[str, Path]) -> None:
 def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Table],
                   questions: Union[pd.DataFrame, pa.Table], image_paths: Optional[Mapping[str, str]] = None) -> list[Path]:
     """Write the Parquet files and the qaps JSON of the originals, then of the twins (when any), into
-    `out_dir` (created if needed). `tables`, `questions`: the marts' rows, frames or Arrow tables (read so from
-    DuckDB, in id order, nothing is copied); `image_paths`: table_id -> its PNG relative to `out_dir`.
+    `out_dir` (created if needed). `tables`, `questions`: the marts' rows, frames or Arrow tables, in any
+    order; `image_paths`: table_id -> its PNG relative to `out_dir`.
 
     Returns the paths of the export: [tables parquet, questions parquet, qaps JSON], then the twins'
     three. Raises ValueError as `write_part` does; no file of the export is replaced before every file is
@@ -371,8 +371,8 @@ def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Tabl
     del tables, questions, twin_tables, twin_questions
     paths: list[Path] = []
     try:
-        for suffix, t, q in parts:
-            paths += write_part(out_dir, suffix, t, q, image_paths)
+        for suffix, t, q in parts:  # already as their files hold them: not converted again by write_part
+            paths += _write_part_rows(Path(out_dir), suffix, _rows_in_memory(t, q), image_paths)
     except BaseException:
         discard(out_dir)
         raise
