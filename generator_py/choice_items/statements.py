@@ -75,7 +75,7 @@ class StatementWriter:
         template, nl = self._subject_template(domain, template_name)
         conditions = {f["attribute"]: [str(v) for v in f["values"]] for f in spec["filters"]}
         facts = QueryFacts(Scope(conditions=conditions), [], True, [], [], None, None)
-        return render_question(template, None, nl, facts)
+        return render_question(template, facts, nl)
 
     def sentences(self, domain: str, template_name: str, spec: dict,
                   options: Sequence[str]) -> Optional[list[str]]:

@@ -15,7 +15,7 @@ from .domain_nl import DomainNL
 from .families import FAMILIES, QUESTION_VARIETIES, QuestionFamily, question_id
 from .query_facts import query_facts
 from .rendering import render_question
-from .spec import ast_to_sql, evaluate_filtered, filtered_rows, spec_to_ast
+from .spec import evaluate_filtered, filtered_rows, spec_sql
 from .table_model import TableModel
 from .types import Measure, QuestionInstance
 
@@ -67,10 +67,9 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                 answer = evaluate_filtered(m.rows, spec, sel)
                 if not _complete(answer) or not family.valid(spec, answer, sel, m, extra):
                     continue
-                ast = spec_to_ast(spec)
-                facts = query_facts(ast)  # read once from the AST: for the text and for sql_literals
+                facts = query_facts(spec)  # read once: for the text and for sql_literals
                 tpl = rng.choice(phrasings)
-                text = render_question(tpl, ast, nl, facts)
+                text = render_question(tpl, facts, nl)
                 if text in texts:
                     continue
                 texts.add(text)
@@ -78,7 +77,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                 choices = extra.get("choices")
                 out.append(QuestionInstance(
                     question_id=question_id(table.table_id, family.family_id, n_asked), table_id=table.table_id,
-                    template_id=family.template_id, phrasing=tpl.phrasing, sql=ast_to_sql(ast), question=text,
+                    template_id=family.template_id, phrasing=tpl.phrasing, sql=spec_sql(spec), question=text,
                     spec=spec, metadata=md, properties=family.properties(spec, md, m, len(sel)),
                     answer_rows=answer, sql_literals=facts.literals, family=family.family_id,
                     family_variant=n_asked, kind=family.kind, tables=(table.table_id,), table_roles=family.table_roles,
@@ -86,7 +85,7 @@ def generate_questions(table: RelationalTable, nl: DomainNL, seed: int,
                     answer_type=family.answer_type,
                     treb_skill=family.treb_skill, treb_subtask=family.treb_subtask, treb_metric=family.treb_metric,
                     choices=None if choices is None else tuple(choices), label=extra.get("label"),
-                    paraphrases=tuple((p.phrasing, render_question(p, ast, nl, facts))
+                    paraphrases=tuple((p.phrasing, render_question(p, facts, nl))
                                       for p in others if p.phrasing != tpl.phrasing)))
                 n_asked += 1
                 break

@@ -269,10 +269,10 @@ def _question_rows(table: RelationalTable, nl, seed: int, variety: str, measure:
 def _young_gc():
     """Run the cyclic GC by hand on young objects only, once per table (call the yielded function).
 
-    sqlglot ASTs are reference cycles (parent links), so the GC must run, but its automatic full
-    collections rescan every question row built so far and cost about a quarter of the generation time.
-    A generation-0 collection after each table frees that table's dead ASTs and moves the rows kept
-    to an older generation, which is not scanned again until the automatic GC is back on.
+    Drawing a table's questions leaves some reference cycles (about 15 KB a table), so the GC must run, but
+    its automatic full collections rescan every question row built so far and cost about a quarter of the
+    generation time. A generation-0 collection after each table frees that table's dead cycles and moves the
+    rows kept to an older generation, which is not scanned again until the automatic GC is back on.
     """
     enabled = gc.isenabled()
     gc.disable()

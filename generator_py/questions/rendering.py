@@ -1,14 +1,12 @@
 """Rendering an NL question: a parsed template (template_syntax.py) filled from the facts of the question's
-sqlglot AST (query_facts.py), never from a side channel, plus the report sentence of the domain."""
+query (query_facts.py: what its SQL text says), never from a side channel, plus the report sentence of the domain."""
 from __future__ import annotations
 
 import re
 from typing import Optional, Sequence
 
-from sqlglot import exp
-
 from .domain_nl import DomainNL
-from .query_facts import QueryFacts, Scope, query_facts
+from .query_facts import QueryFacts, Scope
 from .template_syntax import SEED_FILE, ParsedTemplate, Token
 from .types import NLTemplateError
 from .value_phrases import placeholder_stacks
@@ -301,14 +299,8 @@ def _render_plan(tp: _TemplatePlan, ctx: _Ctx, outer: Scope, sub: Optional[Scope
     return text[:1].upper() + text[1:]
 
 
-def render_question(template: ParsedTemplate, ast: exp.Select, nl: DomainNL,
-                    facts: Optional[QueryFacts] = None) -> str:
-    """Fill a parsed template from the sqlglot AST of the question's SQL (plus the report sentence).
-
-    `facts`: query_facts(ast) when the caller already has them (they are read from the same AST).
-    """
-    if facts is None:
-        facts = query_facts(ast)
+def render_question(template: ParsedTemplate, facts: QueryFacts, nl: DomainNL) -> str:
+    """Fill a parsed template from the facts of the question's query (plus the report sentence)."""
     ctx = _Ctx(facts, nl)
     tp = _template_plan(template, nl)
     outer, sub = facts.outer, facts.outer.sub

@@ -1,4 +1,4 @@
-"""The query spec: evaluation in Python, and its translation to a sqlglot AST / DuckDB SQL text.
+"""The query spec: evaluation in Python, and its DuckDB SQL text.
 
 Spec shape (JSON-serialisable)::
 
@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer
+
+from ..core.formatting import format_number
 
 VALUE = "Value"
 TABLE_NAME = "T"
@@ -49,194 +51,73 @@ def needs_quotes(name: str) -> bool:
     return q
 
 
-def column(name: str) -> exp.Column:
-    return exp.Column(this=exp.Identifier(this=name, quoted=needs_quotes(name)))
+def identifier(name: str) -> str:
+    """A column name as the SQL text writes it: double-quoted (inner quotes doubled) only when it needs quotes."""
+    return '"' + name.replace('"', '""') + '"' if needs_quotes(name) else name
 
 
-def _table() -> exp.Table:
-    return exp.Table(this=exp.Identifier(this=TABLE_NAME, quoted=False))
+def _string(value) -> str:
+    return "'" + str(value).replace("'", "''") + "'"
 
 
-def _number(x: float) -> exp.Literal:
-    from ..core.formatting import format_number
-
-    return exp.Literal.number(format_number(x))
-
-
-_AGG = {"min": exp.Min, "max": exp.Max, "sum": exp.Sum, "avg": exp.Avg}
-_CMP = {"<": exp.LT, ">": exp.GT}
+def threshold_text(x: float) -> str:
+    """A threshold as the SQL text and the question print it: canonical (format_number), a negative one with its
+    sign."""
+    return format_number(x)
 
 
-def _conditions(filters: Sequence[dict], value_condition: dict | None) -> list[exp.Expression]:
-    out: list[exp.Expression] = []
+_AGG_SQL = {"min": "MIN", "max": "MAX", "sum": "SUM", "avg": "AVG"}
+
+
+def conditions_sql(filters: Sequence[dict], value_condition: dict | None) -> list[str]:
+    """The conditions of a WHERE clause as SQL text, in order: one per filter, then the value condition."""
+    out = []
     for f in filters:
-        c = column(f["attribute"])
+        c = identifier(f["attribute"])
         vals = f["values"]
         if len(vals) == 1:
-            out.append(exp.EQ(this=c, expression=exp.Literal.string(str(vals[0]))))
+            out.append(c + " = " + _string(vals[0]))
         else:
-            out.append(exp.In(this=c, expressions=[exp.Literal.string(str(v)) for v in vals]))
+            out.append(c + " IN (" + ", ".join(_string(v) for v in vals) + ")")
     if value_condition:
-        out.append(_CMP[value_condition["op"]](this=column(VALUE), expression=_number(value_condition["threshold"])))
+        out.append(identifier(VALUE) + " " + value_condition["op"] + " " + threshold_text(value_condition["threshold"]))
     return out
 
 
-def _and(conds: list[exp.Expression]) -> exp.Expression | None:
-    if not conds:
-        return None
-    node = conds[0]
-    for c in conds[1:]:
-        node = exp.And(this=node, expression=c)
-    return node
+def _select(projections: list[str], conditions: list[str]) -> str:
+    sql = "SELECT " + ", ".join(projections) + " FROM " + TABLE_NAME
+    return sql + " WHERE " + " AND ".join(conditions) if conditions else sql
 
 
-def _select(expressions: list[exp.Expression], where: exp.Expression | None) -> exp.Select:
-    sel = exp.Select(expressions=expressions)
-    sel.set("from_", exp.From(this=_table()))
-    if where is not None:
-        sel.set("where", exp.Where(this=where))
-    return sel
-
-
-def spec_to_ast(spec: dict) -> exp.Select:
-    """The sqlglot AST of a spec, built with expression constructors (no parsing)."""
-    projections: list[exp.Expression] = []
+def spec_sql(spec: dict) -> str:
+    """The DuckDB SQL text of a spec: what sqlglot's DuckDB generator writes for the query, written here
+    directly (building sqlglot expressions and generating from them took a quarter of question generation;
+    tests/unit/test_spec_sql_text.py holds the two to each other for every spec shape)."""
+    projections = []
     for s in spec["select"]:
         if s["kind"] == "attribute":
-            projections.append(column(s["name"]))
+            projections.append(identifier(s["name"]))
         elif s["kind"] == "value":
-            projections.append(column(VALUE))
+            projections.append(identifier(VALUE))
         else:
-            projections.append(_AGG[s["function"]](this=column(VALUE)))
-    conds = _conditions(spec["filters"], spec.get("value_condition"))
+            projections.append(_AGG_SQL[s["function"]] + "(" + identifier(VALUE) + ")")
+    conditions = conditions_sql(spec["filters"], spec.get("value_condition"))
     sj = spec.get("semi_join")
     if sj:
         attrs = sj["attributes"]
-        inner = _select([column(a) for a in attrs], _and(_conditions(sj["filters"], sj.get("value_condition"))))
-        lhs = column(attrs[0]) if len(attrs) == 1 else exp.Tuple(expressions=[column(a) for a in attrs])
-        conds.append(exp.In(this=lhs, query=exp.Subquery(this=inner)))
-    sel = _select(projections, _and(conds))
+        inner = _select([identifier(a) for a in attrs], conditions_sql(sj["filters"], sj.get("value_condition")))
+        lhs = identifier(attrs[0]) if len(attrs) == 1 else "(" + ", ".join(identifier(a) for a in attrs) + ")"
+        conditions.append(lhs + " IN (" + inner + ")")
+    sql = _select(projections, conditions)
     if spec.get("group_by"):
-        sel.set("group", exp.Group(expressions=[column(a) for a in spec["group_by"]]))
+        sql += " GROUP BY " + ", ".join(identifier(a) for a in spec["group_by"])
     if spec.get("order_by"):
-        ordered = []
-        for o in spec["order_by"]:
-            desc = o["direction"] == "desc"
-            name = VALUE if o["kind"] == "value" else o["name"]
-            ordered.append(exp.Ordered(this=column(name), desc=desc, nulls_first=False))
-        sel.set("order", exp.Order(expressions=ordered))
+        # NULLS LAST is DuckDB's default either way, so no NULLS clause is written
+        sql += " ORDER BY " + ", ".join(identifier(VALUE if o["kind"] == "value" else o["name"])
+                                        + (" DESC" if o["direction"] == "desc" else " ASC") for o in spec["order_by"])
     if spec.get("limit") is not None:
-        sel.set("limit", exp.Limit(expression=exp.Literal.number(int(spec["limit"]))))
-    return sel
-
-
-_GENERATOR = None
-
-
-def ast_to_sql(ast: exp.Expression) -> str:
-    """DuckDB SQL text of an AST: the text sqlglot's DuckDB generator writes. The node kinds `spec_to_ast`
-    builds are written here directly (sqlglot's generator, which runs its dialect's transforms on every SELECT,
-    took about a sixth of question generation); any other AST goes through sqlglot's generator (created once
-    and reused; the AST is not copied, so serialise it only after everything else has read it)."""
-    try:
-        return _write(ast)
-    except _Unwritten:
-        pass
-    global _GENERATOR
-    if _GENERATOR is None:
-        from sqlglot.dialects.dialect import Dialect
-
-        _GENERATOR = Dialect.get_or_raise("duckdb").generator()
-    return _GENERATOR.generate(ast, copy=False)
-
-
-class _Unwritten(Exception):
-    """An AST node `_write` does not know: sqlglot's generator writes the query."""
-
-
-_AGG_SQL = {exp.Min: "MIN", exp.Max: "MAX", exp.Sum: "SUM", exp.Avg: "AVG"}
-_CMP_SQL = {exp.EQ: " = ", exp.LT: " < ", exp.GT: " > "}
-# the arguments of a SELECT that `_write` writes; a query with any other set falls back to sqlglot
-_SELECT_ARGS = frozenset({"expressions", "from_", "where", "group", "order", "limit"})
-
-
-def _write(node: exp.Expression) -> str:
-    t = type(node)
-    if t is exp.Column:
-        ident = node.this
-        if (len(node.args) != 1 and _set_args(node) != {"this"}) or type(ident) is not exp.Identifier:
-            raise _Unwritten
-        return _identifier(ident)
-    if t is exp.Identifier:
-        return _identifier(node)
-    if t is exp.Literal:
-        return "'" + node.this.replace("'", "''") + "'" if node.args.get("is_string") else node.this
-    if t is exp.Neg and type(node.this) is exp.Literal and not node.this.args.get("is_string"):
-        return "-" + node.this.this  # a negative number (exp.Literal.number makes Neg(literal))
-    if t in _CMP_SQL:
-        return _write(node.this) + _CMP_SQL[t] + _write(node.expression)
-    if t is exp.And:
-        return _write(node.this) + " AND " + _write(node.expression)
-    if t is exp.In:
-        if not _set_args(node) <= {"this", "expressions", "query"}:
-            raise _Unwritten
-        query = node.args.get("query")
-        if query is not None:
-            return _write(node.this) + " IN " + _write(query)
-        return _write(node.this) + " IN (" + ", ".join(_write(e) for e in node.expressions) + ")"
-    if t in _AGG_SQL:
-        return _AGG_SQL[t] + "(" + _write(node.this) + ")"
-    if t is exp.Tuple:
-        return "(" + ", ".join(_write(e) for e in node.expressions) + ")"
-    if t is exp.Subquery:
-        if _set_args(node) != {"this"}:
-            raise _Unwritten
-        return "(" + _write(node.this) + ")"
-    if t is exp.Select:
-        return _write_select(node)
-    raise _Unwritten
-
-
-def _identifier(node: exp.Identifier) -> str:
-    name = node.this
-    return '"' + name.replace('"', '""') + '"' if node.args.get("quoted") else name
-
-
-def _set_args(node: exp.Expression) -> set:
-    """The names of a node's arguments that are set."""
-    return {k for k, v in node.args.items() if v is not None and v != []}
-
-
-def _write_select(node: exp.Select) -> str:
-    args = {k: node.args[k] for k in _set_args(node)}
-    if not args.keys() <= _SELECT_ARGS or "from_" not in args:
-        raise _Unwritten
-    table = args["from_"].this
-    if type(table) is not exp.Table or _set_args(table) != {"this"}:
-        raise _Unwritten
-    sql = "SELECT " + ", ".join(_write(e) for e in node.expressions) + " FROM " + _write(table.this)
-    if "where" in args:
-        sql += " WHERE " + _write(args["where"].this)
-    if "group" in args:
-        if _set_args(args["group"]) != {"expressions"}:
-            raise _Unwritten
-        sql += " GROUP BY " + ", ".join(_write(e) for e in args["group"].expressions)
-    if "order" in args:
-        if _set_args(args["order"]) != {"expressions"}:
-            raise _Unwritten
-        sql += " ORDER BY " + ", ".join(_write_ordered(o) for o in args["order"].expressions)
-    if "limit" in args:
-        if _set_args(args["limit"]) != {"expression"}:
-            raise _Unwritten
-        sql += " LIMIT " + _write(args["limit"].expression)
+        sql += " LIMIT " + str(int(spec["limit"]))
     return sql
-
-
-def _write_ordered(node: exp.Expression) -> str:
-    # NULLS LAST is DuckDB's default either way, so sqlglot writes no NULLS clause for it
-    if type(node) is not exp.Ordered or node.args.get("nulls_first") or _set_args(node) - {"this", "desc", "nulls_first"}:
-        raise _Unwritten
-    return _write(node.this) + (" DESC" if node.args.get("desc") else " ASC")
 
 
 # ---------------------------------------------------------------- evaluation in Python

@@ -21,7 +21,7 @@ nothing), ``$OPPATTR`` (projected / semi-joined attribute names), ``$OPANDVAL`` 
 ``$REPORTATTR`` (report sentence only).
 
 Which reserved words a phrasing needs or may use is its question family's business (NLRequirements);
-rendering.py fills a parsed template from the sqlglot AST of the question's own SQL.
+rendering.py fills a parsed template from the facts of the question's own query (query_facts.py).
 """
 from __future__ import annotations
 

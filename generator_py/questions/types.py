@@ -40,7 +40,7 @@ class QuestionInstance:
     metadata: dict[str, Any]  # template-level columns (METADATA_COLUMNS)
     properties: dict[str, Any]  # the 36 release question properties (properties.QUESTION_PROPERTY_COLUMNS)
     answer_rows: list[list[Any]] = field(default_factory=list)  # Python evaluation of the spec
-    # every literal of the SQL's WHERE clause (sub-query included) and its LIMIT, read from the sqlglot AST,
+    # every literal of the SQL's WHERE clause (sub-query included) and its LIMIT (query_facts.py),
     # canonical text (strings as they are, numbers through format_number, negatives signed); all are in `question`
     sql_literals: list[str] = field(default_factory=list)
     family: str = ""  # id of the question family that drew it (families.FAMILIES)

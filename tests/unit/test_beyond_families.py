@@ -206,7 +206,7 @@ def test_groupingsets_reads_one_group_per_attribute(seed_frames):
     tpl = parse_template("Give the $EXPR number in_$Year $GROUPINGSETS , and overall .", nl.attribute_codes, 70, 1,
                          requirements=NLRequirements(70, (("GROUPINGSETS",),), frozenset({"EXPR", "GROUPINGSETS"})))
     facts = facts_of([{"attribute": "Year", "values": ["2015"]}], aggregates=["sum"], group_by=["Severity", "City"])
-    assert render_question(tpl, None, nl, facts) == \
+    assert render_question(tpl, facts, nl) == \
         "Give the total number in 2015 for each severity, for each city, and overall."
 
 

@@ -1,7 +1,8 @@
 import pandas as pd
 import pytest
 
-from generator_py.questions import NLTemplateError, load_domain_nl, parse_template, render_question, spec_to_ast
+from generator_py.questions import NLTemplateError, load_domain_nl, parse_template, render_question
+from generator_py.questions.query_facts import query_facts
 from generator_py.questions.word_lists import and_list, or_list
 
 
@@ -17,7 +18,7 @@ def render(toy_nl, toy_attrs):
     names = set(toy_attrs["attribute_name"])
 
     def render(text, sp, tid=1):
-        return render_question(parse_template(text, names, tid, 1), spec_to_ast(sp), toy_nl)
+        return render_question(parse_template(text, names, tid, 1), query_facts(sp), toy_nl)
     return render
 
 
@@ -145,11 +146,11 @@ def test_render_plans_are_kept_by_their_domain_nl(toy_nl_frames, toy_attrs):
     b = load_domain_nl(*toy_nl_frames, toy_attrs, "toy", "ref")
     tpl = a.phrasings(1)[0]
     sp = spec([("Event", ["Fire"]), ("Year", ["2020"])])
-    first = render_question(tpl, spec_to_ast(sp), a)
-    assert first == render_question(tpl, spec_to_ast(sp), a)
+    first = render_question(tpl, query_facts(sp), a)
+    assert first == render_question(tpl, query_facts(sp), a)
     assert list(a.render_plans) == [(1, tpl.phrasing, tpl.text)]
     assert b.render_plans == {}  # no cache shared between objects (nor keyed by id())
-    assert render_question(tpl, spec_to_ast(sp), b) == first and len(b.render_plans) == 1
+    assert render_question(tpl, query_facts(sp), b) == first and len(b.render_plans) == 1
     assert a == b  # the cache takes no part in comparing two DomainNL
 
 

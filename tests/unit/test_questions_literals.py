@@ -3,7 +3,7 @@ from sqlglot import exp
 
 from generator_py.core.formatting import format_number
 from generator_py.questions.instances import COLUMNS, PlainRelationalTable, _compact, _uncompact, generate_all
-from generator_py.questions import generate_questions, parse_template, render_question, spec_to_ast
+from generator_py.questions import generate_questions, parse_template, render_question
 from generator_py.questions.query_facts import query_facts, sql_literals
 
 
@@ -17,13 +17,12 @@ def _spec(filters, **kw):
 
 def test_negative_threshold_is_rendered_with_its_sign(toy_nl, toy_attrs):
     sp = _spec([("Year", ["2020"])], value_condition={"op": "<", "threshold": -5.5})
-    ast = spec_to_ast(sp)
     tpl = parse_template("What is/are the $OPPATTR for which the number in_$Year is $OPANDVAL ?",
                          set(toy_attrs["attribute_name"]), 14, 1)
-    text = render_question(tpl, ast, toy_nl)
+    text = render_question(tpl, query_facts(sp), toy_nl)
     assert "lower than -5.5" in text
-    assert sql_literals(ast) == ["2020", "-5.5"]
-    for lit in sql_literals(ast):
+    assert sql_literals(sp) == ["2020", "-5.5"]
+    for lit in sql_literals(sp):
         assert lit in text
 
 
@@ -31,11 +30,11 @@ def test_literals_in_sql_order_with_subquery_and_limit():
     sp = _spec([("Event", ["Fire", "Traffic"])], limit=3,
                order_by=[{"kind": "value", "name": "Value", "direction": "desc"}],
                select=[{"kind": "value"}])
-    assert query_facts(spec_to_ast(sp)).literals == ["Fire", "Traffic", "3"]
+    assert query_facts(sp).literals == ["Fire", "Traffic", "3"]
     sp = _spec([("Gender", ["Male"])], select=[{"kind": "attribute", "name": "Event"}, {"kind": "value"}],
                semi_join={"attributes": ["Event"], "filters": [{"attribute": "Gender", "values": ["Female"]}],
                           "value_condition": {"op": ">", "threshold": 12.5}})
-    assert sql_literals(spec_to_ast(sp)) == ["Male", "Female", "12.5"]
+    assert sql_literals(sp) == ["Male", "Female", "12.5"]
 
 
 def _parsed_literals(sql):

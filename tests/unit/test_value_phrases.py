@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from generator_py.questions import NLTemplateError, generate_questions, load_domain_nl, parse_template, render_question, spec_to_ast
+from generator_py.questions import NLTemplateError, generate_questions, load_domain_nl, parse_template, render_question
+from generator_py.questions.query_facts import query_facts
 from support.wording_patterns import PATTERNS, count_problems, vocabulary
 
 
@@ -34,7 +35,7 @@ def _load(toy_nl_frames, attrs, replace=None):
 
 def _render(nl, text, sp):
     names = set(nl.attribute_codes)
-    return render_question(parse_template(text, names, 1, 1), spec_to_ast(sp), nl)
+    return render_question(parse_template(text, names, 1, 1), query_facts(sp), nl)
 
 
 def test_a_value_phrase_puts_the_head_noun_around_the_list(toy_nl_frames, toy_attrs):
@@ -69,7 +70,7 @@ def test_stacked_values_inside_a_sub_query(toy_nl_frames, toy_attrs):
                                      {"attribute": "Event", "values": ["Fire", "Traffic"]}]})
     t = ("What is the number for_$Gender of_$OPPATTR $NESTED for which the number of__$Severity__$Event__accidents "
          "is $OPANDVAL ?")
-    out = render_question(parse_template(t, set(nl.attribute_codes), 15, 1), spec_to_ast(sp), nl)
+    out = render_question(parse_template(t, set(nl.attribute_codes), 15, 1), query_facts(sp), nl)
     assert "of Fatal accidents of type Fire or Traffic is greater than 3" in out, out
 
 

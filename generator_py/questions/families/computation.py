@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from ...core.formatting import format_number
-from ..spec import column, filtered_rows
+from ..spec import filtered_rows, identifier
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, answer_text, facts_for, from_sql, value_sql, values_of, where_sql
 from .draws import adds_across_parts, sample as pick
@@ -258,8 +258,8 @@ class Correlation(ComputedFamily):
     def statement(self, spec, m):
         keys = m.col_attrs if spec["paired_by"] == "col" else m.row_attrs
         v, t = value_sql(), from_sql()
-        cols = ", ".join(column(k).sql(dialect="duckdb") for k in keys)
-        on = " AND ".join(f"a.{c} IS NOT DISTINCT FROM b.{c}" for c in (column(k).sql(dialect="duckdb") for k in keys))
+        cols = ", ".join(identifier(k) for k in keys)
+        on = " AND ".join(f"a.{c} IS NOT DISTINCT FROM b.{c}" for c in (identifier(k) for k in keys))
         sql = (f"SELECT CORR(a.{v}, b.{v}) FROM (SELECT {cols}, {v} FROM {t}{where_sql(spec['first'])}) AS a "
                f"JOIN (SELECT {cols}, {v} FROM {t}{where_sql(spec['second'])}) AS b ON {on}")
         ps = pairs(m, spec) or []

@@ -19,11 +19,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, NamedTuple, Optional, Sequence
 
-from sqlglot import exp
-
 from ...core.formatting import format_number
 from ..query_facts import QueryFacts, Scope
-from ..spec import TABLE_NAME, VALUE, Rows, _and, _conditions, column, filtered_rows
+from ..spec import TABLE_NAME, VALUE, Rows, conditions_sql, filtered_rows, identifier
 from ..table_model import TableModel
 from .registry import QuestionFamily
 
@@ -102,7 +100,7 @@ class ComputedFamily(QuestionFamily):
         whose question joins several filled phrasings (one per part it names) renders them here."""
         from ..rendering import render_question
 
-        return self.finish_question(render_question(template, None, nl, facts), spec)
+        return self.finish_question(render_question(template, facts, nl), spec)
 
     def rendering_change(self, spec: dict, extra: dict) -> dict[str, Any]:
         """How the question's view of its table differs from the table's own rendering: {"hides_caption": bool,
@@ -156,16 +154,16 @@ def facts_for(first: Sequence[dict], second: Optional[Sequence[dict]] = None,
 
 def where_sql(filters: Sequence[dict]) -> str:
     """` WHERE ...` of one selection (DuckDB), empty without conditions."""
-    cond = _and(_conditions(filters, None))
-    return "" if cond is None else " WHERE " + cond.sql(dialect="duckdb")
+    conditions = conditions_sql(filters, None)
+    return " WHERE " + " AND ".join(conditions) if conditions else ""
 
 
 def value_sql() -> str:
-    return column(VALUE).sql(dialect="duckdb")
+    return identifier(VALUE)
 
 
 def from_sql() -> str:
-    return exp.Table(this=exp.Identifier(this=TABLE_NAME, quoted=False)).sql(dialect="duckdb")
+    return TABLE_NAME
 
 
 def values_of(rows: Rows, sel: list[tuple]) -> list[Fraction]:

@@ -16,7 +16,7 @@ import numpy as np
 from sqlglot import exp
 
 from ...core.formatting import format_number
-from ..spec import column, filtered_rows
+from ..spec import filtered_rows, identifier
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, answer_text, facts_for, from_sql, value_sql, values_of, where_sql
 from .draws import adds_across_parts, sample as pick, sibling_cells
@@ -196,7 +196,7 @@ class WeightedAverage(ComputedFamily):
         return {**super().metadata(spec, m), "aggregations": ["avg"]}
 
     def statement(self, spec, m):
-        a = column(spec["attribute"]).sql(dialect="duckdb")
+        a = identifier(spec["attribute"])
         case = "CASE " + " ".join(f"WHEN {a} = {exp.Literal.string(label).sql(dialect='duckdb')} THEN {w}"
                                   for label, w in spec["weights"]) + " END"
         sql = f"SELECT SUM({value_sql()} * {case}) / SUM({case}) FROM {from_sql()}{where_sql(spec['filters'])}"

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from ...core.formatting import format_number
 from ..query_facts import QueryFacts
-from ..spec import column, filtered_rows
+from ..spec import filtered_rows, identifier
 from ..template_syntax import NLRequirements
 from .computation import _NUMPY_AGG, _SQL_AGG, _aggregate
 from .computed import ComputedFamily, answer_text, from_sql, scope_of, value_sql, values_of, where_sql
@@ -145,7 +145,7 @@ class SemanticSelection(_Grouped):
                 "aggregations": [], "grouping": "none", "value_condition": True}
 
     def statement(self, spec, m):
-        a = column(spec["grouping"]["attribute"]).sql(dialect="duckdb")
+        a = identifier(spec["grouping"]["attribute"])
         cond = spec["value_condition"]
         where = where_sql(spec["filters"])
         sql = f"SELECT {a} FROM {from_sql()}{where} AND {value_sql()} {cond['op']} {cond['threshold']}"

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..spec import column, filtered_rows
+from ..spec import filtered_rows, identifier
 from ..template_syntax import NLRequirements
 from ...core.formatting import format_number
 from .computed import ComputedFamily, facts_for, from_sql, value_sql, values_of, where_sql
@@ -153,7 +153,7 @@ class InstructionNames(ComputedFamily):
                 "grouping": "none", "ordering": "desc", "top_k": 1}
 
     def statement(self, spec, m):
-        a = column(spec["attribute"]).sql(dialect="duckdb")
+        a = identifier(spec["attribute"])
         sql = f"SELECT {a} FROM {from_sql()}{where_sql(spec['filters'])} ORDER BY {value_sql()} DESC LIMIT 1"
         facts = facts_for(spec["filters"])
         facts.projected_attrs = [spec["attribute"]]

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...core.formatting import format_number
 from ..query_facts import QueryFacts
-from ..spec import column, filtered_rows
+from ..spec import filtered_rows, identifier
 from ..template_syntax import NLRequirements
 from .computed import (ComputedFamily, Solution, Step, answer_text, facts_for, from_sql, scope_of, value_sql,
                        values_of, where_sql)
@@ -183,7 +183,7 @@ class MultiStepRetrieval(MultiStepFamily):
 
     def statement(self, spec, m):
         v, t = value_sql(), from_sql()
-        rows = [column(a).sql(dialect="duckdb") for a in m.row_attrs]
+        rows = [identifier(a) for a in m.row_attrs]
         on = " AND ".join(f"c.{r} IS NOT DISTINCT FROM best.{r}" for r in rows)
         sql = (f"SELECT c.{v} FROM (SELECT * FROM {t}{where_sql(spec['second'])}) AS c JOIN (SELECT {', '.join(rows)} "
                f"FROM {t}{where_sql(spec['filters'])} GROUP BY {', '.join(rows)} ORDER BY {_SQL_AGG[spec['function']]}"
@@ -267,7 +267,7 @@ class MultiStepFactCheck(MultiStepFamily):
     def question_text(self, template, nl, spec, facts):
         from ..rendering import render_question
 
-        parts = [_lower_first(render_question(template, None, nl, facts_for(f["first"], f["second"])))
+        parts = [_lower_first(render_question(template, facts_for(f["first"], f["second"]), nl))
                  for f in spec["facts"]]
         return f"True or false: {', and '.join(parts)}. Answer true or false."
 
@@ -436,7 +436,7 @@ class MultiStepCorrelation(MultiStepFamily):
 
     def statement(self, spec, m):
         v, t, fn = value_sql(), from_sql(), _SQL_AGG[spec["function"]]
-        k = column(spec["key"]).sql(dialect="duckdb")
+        k = identifier(spec["key"])
         side = lambda filters: f"(SELECT {k}, {fn}({v}) AS s FROM {t}{where_sql(filters)} GROUP BY {k})"  # noqa: E731
         sql = f"SELECT CORR(a.s, b.s) FROM {side(spec['first'])} AS a JOIN {side(spec['second'])} AS b ON a.{k} = b.{k}"
         n = len(filtered_rows(m.rows, {"filters": spec["first"]})) + len(filtered_rows(m.rows, {"filters": spec["second"]}))
@@ -613,7 +613,7 @@ class MultiStepConditional(MultiStepFamily):
 
     def statement(self, spec, m):
         v, t = value_sql(), from_sql()
-        g = column(spec["group"]).sql(dialect="duckdb")
+        g = identifier(spec["group"])
         sql = (f"SELECT {_SQL_AGG[spec['function']]}(x) FROM (SELECT {v} AS x, AVG({v}) OVER (PARTITION BY {g}) AS "
                f"group_mean FROM {t}{where_sql(spec['filters'])}) AS d WHERE x > group_mean")
         outer = scope_of(spec["filters"])

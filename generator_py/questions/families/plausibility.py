@@ -14,7 +14,7 @@ checks the value against the range the spec states.
 from __future__ import annotations
 
 from ...core.formatting import format_cell_number
-from ..spec import column, filtered_rows
+from ..spec import filtered_rows, identifier
 from ..template_syntax import NLRequirements
 from .computed import ComputedFamily, facts_for, from_sql, where_sql
 
@@ -100,7 +100,7 @@ class Plausibility(ComputedFamily):
     def statement(self, spec, m):
         if spec["implausible"] is None:
             return f"SELECT '{NONE}'", facts_for([]), 0
-        names = ", ".join(column(a).sql(dialect="duckdb") for a in m.row_attrs + m.col_attrs)
+        names = ", ".join(identifier(a) for a in m.row_attrs + m.col_attrs)
         # the cell it names (its labels; NULL where its branch stops early), not the value it shows
         return f"SELECT {names} FROM {from_sql()}{where_sql(spec['filters'])}", facts_for([]), 1
 
