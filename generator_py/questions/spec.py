@@ -20,14 +20,12 @@ import re
 from typing import Any, Sequence
 
 from sqlglot import exp
-from sqlglot.tokens import Tokenizer
 
 from ..core.formatting import format_number
 
 VALUE = "Value"
 TABLE_NAME = "T"
 _SAFE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_KEYWORDS = {k.upper() for k in Tokenizer.KEYWORDS}
 _QUOTE_CACHE: dict[str, bool] = {}
 
 
