@@ -1,7 +1,7 @@
 -- Every aggregate cell equals agg_fun1 over the relational rows under its row and column groups,
 -- recomputed here from T_REL by prefix matching (independently of the pivot macros), over >= 2 cells.
--- Each relational row is listed once per (row path prefix, column path prefix) it falls under, so a cell
--- finds its rows by an equality join, not by comparing every row of its table.
+-- Each relational row is listed once per (row path prefix, column path prefix) of a depth some aggregate of its
+-- table has, so a cell finds its rows by an equality join, not by comparing every row of its table.
 with aggregates as (
     select c.table_id, c.grid_row, c.grid_col, c.row_group, c.col_group, c.value, t.agg_fun
     from {{ ref('int_hct_cells') }} as c
@@ -9,17 +9,16 @@ with aggregates as (
     where c.role = 'aggregate'
 ),
 
-row_prefixes as (
-    select table_id, value, list_slice(row_path, 1, k) as row_group, col_path
-    from (
-        select table_id, value, row_path, col_path, unnest(range(0, len(row_path) + 1)) as k
-        from {{ ref('int_relational_rows') }}
-    )
+group_depths as (
+    select distinct table_id, len(row_group) as row_depth, len(col_group) as col_depth from aggregates
 ),
 
 prefixes as (
-    select table_id, value, row_group, list_slice(col_path, 1, k) as col_group
-    from (select *, unnest(range(0, len(col_path) + 1)) as k from row_prefixes)
+    select r.table_id, r.value, list_slice(r.row_path, 1, d.row_depth) as row_group,
+           list_slice(r.col_path, 1, d.col_depth) as col_group
+    from {{ ref('int_relational_rows') }} as r
+    inner join group_depths as d using (table_id)
+    where d.row_depth <= len(r.row_path) and d.col_depth <= len(r.col_path)
 ),
 
 recomputed as (

@@ -10,18 +10,26 @@ rel as (
     select table_id, rel_row, row_path, col_path, value from {{ ref('int_relational_rows') }}
 ),
 
-cell_matches as (
-    select c.table_id, c.row_group, c.col_group, count(r.rel_row) as n_rows, bool_and(r.value = c.value) as same_value
+matched as (
+    -- each data cell with the relational rows at its place, and each relational row with the cells at its place
+    select c.table_id as cell_table, c.row_group, c.col_group, c.value as cell_value,
+           r.table_id as row_table, r.rel_row, r.value as row_value
     from data_cells as c
-    left join rel as r on r.table_id = c.table_id and r.row_path = c.row_group and r.col_path = c.col_group
-    group by c.table_id, c.row_group, c.col_group, c.value
+    full outer join rel as r on r.table_id = c.table_id and r.row_path = c.row_group and r.col_path = c.col_group
+),
+
+cell_matches as (
+    select cell_table as table_id, count(rel_row) as n_rows, bool_and(row_value = cell_value) as same_value
+    from matched
+    where cell_table is not null
+    group by cell_table, row_group, col_group, cell_value
 ),
 
 row_matches as (
-    select r.table_id, r.rel_row, count(c.table_id) as n_cells
-    from rel as r
-    left join data_cells as c on c.table_id = r.table_id and c.row_group = r.row_path and c.col_group = r.col_path
-    group by r.table_id, r.rel_row
+    select row_table as table_id, rel_row, count(cell_table) as n_cells
+    from matched
+    where row_table is not null
+    group by row_table, rel_row
 )
 
 select table_id, 'cell maps to ' || n_rows || ' rows' as problem from cell_matches where n_rows != 1 or not same_value
