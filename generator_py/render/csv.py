@@ -6,4 +6,4 @@ from generator_py.grid.cells import TableGrid
 
 
 def render_csv(grid: TableGrid) -> str:
-    return "".join(",".join('"' + t.replace('"', '""') + '"' for t in line) + "\n" for line in grid.texts())
+    return "".join('"' + '","'.join(t.replace('"', '""') for t in line) + '"\n' for line in grid.texts())

@@ -20,24 +20,37 @@ def escape(text: str) -> str:
 
 
 def _cell(c: Cell) -> str:
-    tag = "td" if c.role in VALUE_ROLES else "th"
+    key = (c.role, c.rowspan, c.colspan, c.is_aggregate)
+    tags = _TAGS.get(key)
+    if tags is None:
+        tags = _TAGS[key] = _tags(*key)
+    return tags[0] + escape(c.text) + tags[1]
+
+
+def _tags(role: str, rowspan: int, colspan: int, is_aggregate: bool) -> tuple[str, str]:
+    """The opening and closing tag of a cell of this role, spans and aggregate flag (a few dozen kinds in a
+    build, each made once)."""
+    tag = "td" if role in VALUE_ROLES else "th"
     attrs = ""
-    if c.rowspan > 1:
-        attrs += f' rowspan="{c.rowspan}"'
-    if c.colspan > 1:
-        attrs += f' colspan="{c.colspan}"'
-    if c.is_aggregate:
+    if rowspan > 1:
+        attrs += f' rowspan="{rowspan}"'
+    if colspan > 1:
+        attrs += f' colspan="{colspan}"'
+    if is_aggregate:
         attrs += ' class="agg"'
-    elif c.role == "row_group_label":
+    elif role == "row_group_label":
         attrs += ' class="group"'
-    elif c.role == "corner_split":
+    elif role == "corner_split":
         attrs += ' class="split"'
-    elif c.role == "indent":
+    elif role == "indent":
         attrs += ' class="indent"'
     # a spanning row header reads next to its group's first row, which holds the group's implicit aggregate
-    if c.role == "row_header" and c.rowspan > 1:
+    if role == "row_header" and rowspan > 1:
         attrs += ' valign="top"'
-    return f"<{tag}{attrs}>{escape(c.text)}</{tag}>"
+    return f"<{tag}{attrs}>", f"</{tag}>"
+
+
+_TAGS: dict[tuple, tuple[str, str]] = {}
 
 
 def render_html(grid: TableGrid) -> str:

@@ -6,7 +6,7 @@ from generator_py.grid.cells import TableGrid
 
 
 def render_markdown(grid: TableGrid) -> str:
-    lines = ["|" + "|".join(" " + t.replace("|", "\\|") + " " for t in line) + "|" for line in grid.texts()]
+    lines = ["| " + " | ".join(t.replace("|", "\\|") for t in line) + " |" for line in grid.texts()]
     if lines:
         lines[0] += "\n|" + " --- |" * grid.n_columns
     return "".join(line + "\n" for line in lines)
