@@ -65,6 +65,7 @@ def threshold_text(x: float) -> str:
 
 
 _AGG_SQL = {"min": "MIN", "max": "MAX", "sum": "SUM", "avg": "AVG"}
+_CMP_SQL = {"<": " < ", ">": " > "}
 
 
 def conditions_sql(filters: Sequence[dict], value_condition: dict | None) -> list[str]:
@@ -78,7 +79,7 @@ def conditions_sql(filters: Sequence[dict], value_condition: dict | None) -> lis
         else:
             out.append(c + " IN (" + ", ".join(_string(v) for v in vals) + ")")
     if value_condition:
-        out.append(identifier(VALUE) + " " + value_condition["op"] + " " + threshold_text(value_condition["threshold"]))
+        out.append(identifier(VALUE) + _CMP_SQL[value_condition["op"]] + threshold_text(value_condition["threshold"]))
     return out
 
 
