@@ -6,17 +6,18 @@ from evaluation_py.analysis.composition import choice_item_composition
 from evaluation_py.exports.finetune_sets import composition_rows
 from generator_py.dbt_glue.build_config import built_relation, stamp
 from generator_py.core.child_process import in_child_process
-from generator_py.dbt_glue.relations import question_text_columns, table_text_columns, without_columns
+from generator_py.dbt_glue.relations import table_text_columns, without_columns
 from generator_py.dbt_glue.relations import frame
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    # the HCT-QA composition: its questions alone (a build with var question_suites [hctqa, treb] adds others)
+    # the HCT-QA composition: its questions alone (a build with var question_suites [hctqa, treb] adds others), in
+    # the columns it counts by (the questions' other columns are GBs at 10x scale)
     out = in_child_process(benchmark_composition,
                            frame(without_columns(dbt.ref("benchmark_tables"), table_text_columns())),
-                           frame(without_columns(dbt.ref("benchmark_questions").filter("suite = 'hctqa'"),
-                                           question_text_columns())))
+                           frame(dbt.ref("benchmark_questions").filter("suite = 'hctqa'")
+                                 .project("question_id, table_id, template_id, variant")))
     config = dbt.ref("stg_build_config")
 
     def benchmark_finetune_exports():  # a nested def: dbt reads a Python model's refs there, not in a lambda
