@@ -31,13 +31,14 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Optional, Union
+from typing import Callable, Iterator, Mapping, Optional, Union
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from .mart_frame import check_columns, id_order
 from .parquet import PARQUET_ROW_GROUP_SIZE, arrow_table, normalized_arrow, replace_with_if_changed, write_parquet
 from ..release.properties import (
     NUMERIC_QUESTION_PROPERTY_COLUMNS,
@@ -78,15 +79,6 @@ def _is_twin(table: pa.Table) -> pa.Array:
     return pc.fill_null(pc.equal(table["variant"], "obfuscated"), False)
 
 
-def _check_columns(columns: list[str], required: Iterable[str], name: str) -> None:
-    missing = [c for c in required if c not in columns]
-    if missing:
-        raise ValueError(f"{name}: missing columns {missing}")
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        raise ValueError(f"{name}: duplicate column names {repeated}")
-
-
 def _with_null_text(table: pa.Table, null_text: frozenset) -> pa.Table:
     """The text columns named in `null_text` (no value anywhere in the part) typed as Arrow's null, as a frame's
     empty column converts: the Parquet files are the same whichever way the rows came."""
@@ -101,15 +93,9 @@ def _null_text_columns(table: pa.Table) -> frozenset:
                      if pa.types.is_string(column.type) and column.null_count == len(column))
 
 
-def _str_order(ids: list) -> list[int]:
-    """Row numbers ordered by the ids' text (the exports' row order; stable)."""
-    keys = [str(k) for k in ids]
-    return sorted(range(len(keys)), key=keys.__getitem__)
-
-
 def _by_id(table: pa.Table, id_column: str) -> pa.Table:
     """Rows ordered by the id's text; a table already in that order is not copied."""
-    order = _str_order(table[id_column].to_pylist())
+    order = id_order(table[id_column].to_pylist())
     return table if order == list(range(len(order))) else table.take(pa.array(order, pa.int64()))
 
 
@@ -150,13 +136,13 @@ def _rows_in_memory(tables: pa.Table, questions: pa.Table) -> _PartRows:
     """A part given whole (normalized Arrow tables, any row order)."""
     tables = _with_null_text(tables, _null_text_columns(tables))
     questions = _with_null_text(questions, _null_text_columns(questions))
-    _check_columns(tables.column_names, REQUIRED_TABLE_COLUMNS, "tables")
-    _check_columns(questions.column_names, REQUIRED_QUESTION_COLUMNS, "questions")
+    check_columns(tables.column_names, REQUIRED_TABLE_COLUMNS, "tables")
+    check_columns(questions.column_names, REQUIRED_QUESTION_COLUMNS, "questions")
     tables, questions = _by_id(tables, "table_id"), _by_id(questions, "question_id")
 
     def qaps_questions():  # stable: a table's questions stay in question_id order
         rows = questions.select(list(_QAPS_QUESTION_COLUMNS))
-        yield rows.take(pa.array(_str_order(rows["table_id"].to_pylist()), pa.int64()))
+        yield rows.take(pa.array(id_order(rows["table_id"].to_pylist()), pa.int64()))
 
     return _PartRows(lambda: iter([tables]), lambda: iter([questions]), qaps_questions, lambda: tables.slice(0, 0),
                      lambda: questions.slice(0, 0))
@@ -271,8 +257,8 @@ def stage_part(tables, questions, folder: Union[str, Path]) -> StagedPart:
     """Have DuckDB write one part's rows (`tables`, `questions`: DuckDB relations holding the part's rows) into
     Parquet files of `folder` (emptied first), in the orders the export reads them: DuckDB sorts and writes
     outside this process's Python objects, spilling to disk as it needs, so the rows are never held here."""
-    _check_columns(list(tables.columns), REQUIRED_TABLE_COLUMNS, "tables")
-    _check_columns(list(questions.columns), REQUIRED_QUESTION_COLUMNS, "questions")
+    check_columns(list(tables.columns), REQUIRED_TABLE_COLUMNS, "tables")
+    check_columns(list(questions.columns), REQUIRED_QUESTION_COLUMNS, "questions")
     folder = Path(folder)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)

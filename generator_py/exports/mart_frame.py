@@ -74,12 +74,7 @@ def as_text(value: Any) -> Optional[str]:
 
 def check_frame(frame: pd.DataFrame, required: Iterable[str], id_column: str, name: str) -> None:
     """Required columns present, no repeated column names, ids neither null nor repeated (a frame or an Arrow table)."""
-    columns = pd.Index(frame.column_names if isinstance(frame, pa.Table) else frame.columns)
-    missing = [c for c in required if c not in columns]
-    if missing:
-        raise ValueError(f"{name}: missing columns {missing}")
-    if columns.duplicated().any():
-        raise ValueError(f"{name}: duplicate column names {list(columns[columns.duplicated()])}")
+    check_columns(list(frame.column_names if isinstance(frame, pa.Table) else frame.columns), required, name)
     ids = pd.Series(frame[id_column].to_pylist(), dtype=object) if isinstance(frame, pa.Table) else frame[id_column]
     if ids.isna().any():
         raise ValueError(f"{name}: null {id_column}")
@@ -88,10 +83,25 @@ def check_frame(frame: pd.DataFrame, required: Iterable[str], id_column: str, na
         raise ValueError(f"{name}: duplicate {id_column} {sorted(map(str, dup.unique()))[:5]}")
 
 
+def check_columns(columns: list, required: Iterable[str], name: str) -> None:
+    """Required columns present, no repeated column names (`name` says whose columns in the error)."""
+    columns = pd.Index(columns)
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise ValueError(f"{name}: missing columns {missing}")
+    if columns.duplicated().any():
+        raise ValueError(f"{name}: duplicate column names {list(columns[columns.duplicated()])}")
+
+
+def id_order(ids: list) -> list[int]:
+    """Row numbers ordered by the ids' text (the exports' row order; stable)."""
+    keys = [str(k) for k in ids]
+    return sorted(range(len(keys)), key=keys.__getitem__)
+
+
 def sorted_by_id(frame: pd.DataFrame, id_column: str) -> pd.DataFrame:
     """Rows ordered by the id's text (not by the frame's order or index): the exports' row order."""
-    keys = [str(k) for k in frame[id_column].tolist()]
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    if order == list(range(len(keys))):
+    order = id_order(frame[id_column].tolist())
+    if order == list(range(len(order))):
         return frame.reset_index(drop=True)
     return frame.iloc[order].reset_index(drop=True)
