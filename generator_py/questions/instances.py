@@ -166,10 +166,11 @@ def _shown_aggregates_by_table(part: "pd.DataFrame | pa.Table", canon: dict) -> 
                          "value": pa.array(part["value"].tolist(), pa.float64())})
     row_groups, row_bounds = label_lists(part["row_group"], canon)
     col_groups, col_bounds = label_lists(part["col_group"], canon)
-    values = part["value"].to_pylist()
-    return {tid: tuple(sorted((ShownAggregate(tuple(row_groups[row_bounds[i]:row_bounds[i + 1]]),
-                                              tuple(col_groups[col_bounds[i]:col_bounds[i + 1]]), values[i])
-                               for i in rows), key=lambda a: (a.row_group, a.col_group, a.value)))
+    # (row_group, col_group, value) of each row: a ShownAggregate's fields, whose tuple order is the sort order
+    items = list(zip(map(tuple, map(row_groups.__getitem__, itertools.starmap(slice, zip(row_bounds, row_bounds[1:])))),
+                     map(tuple, map(col_groups.__getitem__, itertools.starmap(slice, zip(col_bounds, col_bounds[1:])))),
+                     part["value"].to_pylist()))
+    return {tid: tuple(itertools.starmap(ShownAggregate, sorted(map(items.__getitem__, rows))))
             for tid, rows in _rows_by_key(part["table_id"].to_pylist()).items()}
 
 
@@ -230,13 +231,14 @@ def _compact(t: RelationalTable) -> tuple:
 def _uncompact(c: tuple) -> PlainRelationalTable:
     (tid, domain, template_name, value_name, attrs, rows, value_is_integer, agg_fun, agg_name, shown, headers) = c
     return PlainRelationalTable(tid, domain, template_name, value_name, tuple(TableAttribute(*a) for a in attrs),
-                                rows, value_is_integer, agg_fun, agg_name, tuple(ShownAggregate(*s) for s in shown),
+                                rows, value_is_integer, agg_fun, agg_name, tuple(itertools.starmap(ShownAggregate, shown)),
                                 headers)
 
 
-# json.dumps(spec, sort_keys=True) and json.dumps(answer_rows, default=str), with the encoders built once
-_SPEC_JSON = json.JSONEncoder(sort_keys=True).encode
-_ANSWER_JSON = json.JSONEncoder(default=str).encode
+# json.dumps(spec, sort_keys=True) and json.dumps(answer_rows, default=str), with the encoders built once and
+# without the check for circular references (plain data, a fifth of the encoding time)
+_SPEC_JSON = json.JSONEncoder(sort_keys=True, check_circular=False).encode
+_ANSWER_JSON = json.JSONEncoder(default=str, check_circular=False).encode
 
 
 def _paraphrases_json(q) -> Optional[str]:

@@ -20,13 +20,12 @@ class TableAttribute:
     depth: int  # 1-based header level on its axis, 1 = outermost
 
 
-@dataclass(frozen=True)
-class ShownAggregate:
+class ShownAggregate(NamedTuple):
     """An aggregate cell the HCT displays (agg_fun of the table over the data cells it covers).
 
     It covers every data cell whose row path starts with `row_group` and whose column path starts
     with `col_group` (the labels of the row / column attributes, outermost first); an empty tuple
-    means the whole axis.
+    means the whole axis. A named tuple: a build makes some hundred thousand, read once per table.
     """
 
     row_group: tuple[str, ...]
