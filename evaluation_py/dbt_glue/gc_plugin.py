@@ -3,8 +3,8 @@ the heap dbt built before the first model.
 
 When dbt opens its first connection (on its main thread, before the on-run-start hooks) it has parsed the
 project: the manifest and the imported modules are a few million objects that live as long as the build.
-Every collection of the oldest generation scanned them all again (0.1-0.35 s each, about fifteen in a light
-build, each holding the GIL that the models of both dbt threads share). They are moved out of the collector's
+Every collection of the oldest generation scanned them all again (0.1-0.35 s each, nine while a light build's
+models ran, each holding the GIL that the models of both dbt threads share). They are moved out of the collector's
 reach (`gc.freeze`; reference counting still frees any of them that is let go), and the youngest generation is
 collected every 10,000 allocations instead of every 700, so the older generations' collections come about
 fourteen times less often. What the models make is collected as before, only in larger batches.
