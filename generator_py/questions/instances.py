@@ -167,9 +167,8 @@ def _shown_aggregates_by_table(part: "pd.DataFrame | pa.Table", canon: dict) -> 
     row_groups, row_bounds = label_lists(part["row_group"], canon)
     col_groups, col_bounds = label_lists(part["col_group"], canon)
     # (row_group, col_group, value) of each row: a ShownAggregate's fields, whose tuple order is the sort order
-    items = list(zip(map(tuple, map(row_groups.__getitem__, itertools.starmap(slice, zip(row_bounds, row_bounds[1:])))),
-                     map(tuple, map(col_groups.__getitem__, itertools.starmap(slice, zip(col_bounds, col_bounds[1:])))),
-                     part["value"].to_pylist()))
+    items = [(tuple(row_groups[r0:r1]), tuple(col_groups[c0:c1]), value) for (r0, r1), (c0, c1), value
+             in zip(itertools.pairwise(row_bounds), itertools.pairwise(col_bounds), part["value"].to_pylist())]
     return {tid: tuple(itertools.starmap(ShownAggregate, sorted(map(items.__getitem__, rows))))
             for tid, rows in _rows_by_key(part["table_id"].to_pylist()).items()}
 

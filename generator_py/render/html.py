@@ -5,6 +5,7 @@ Classes mark what a reader needs to see: `agg` aggregates (values and the header
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from generator_py.grid.cells import VALUE_ROLES, Cell, TableGrid
@@ -20,13 +21,11 @@ def escape(text: str) -> str:
 
 
 def _cell(c: Cell) -> str:
-    key = (c.role, c.rowspan, c.colspan, c.is_aggregate)
-    tags = _TAGS.get(key)
-    if tags is None:
-        tags = _TAGS[key] = _tags(*key)
-    return tags[0] + escape(c.text) + tags[1]
+    opening, closing = _tags(c.role, c.rowspan, c.colspan, c.is_aggregate)
+    return opening + escape(c.text) + closing
 
 
+@functools.cache
 def _tags(role: str, rowspan: int, colspan: int, is_aggregate: bool) -> tuple[str, str]:
     """The opening and closing tag of a cell of this role, spans and aggregate flag (a few dozen kinds in a
     build, each made once)."""
@@ -48,9 +47,6 @@ def _tags(role: str, rowspan: int, colspan: int, is_aggregate: bool) -> tuple[st
     if role == "row_header" and rowspan > 1:
         attrs += ' valign="top"'
     return f"<{tag}{attrs}>", f"</{tag}>"
-
-
-_TAGS: dict[tuple, tuple[str, str]] = {}
 
 
 def render_html(grid: TableGrid) -> str:
