@@ -14,10 +14,12 @@ give the same means.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,6 +61,7 @@ def main() -> None:
         ap.error(f"set HCTQA_REFERENCE_DIR to the folder holding {RESPONSES} (got {reference!r})")
     frame = synthesise(Path(reference) / RESPONSES, args.n)
     folder = Path(tempfile.mkdtemp(prefix="hctqa-score-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     path = folder / "responses.json"
     with open(path, "w", encoding="utf-8") as f:
         json.dump([{"id": qid, "response": resp, "gt": gt}

@@ -1,6 +1,7 @@
 """Helpers shared by the benchmark scripts: timed real `dbt build`s in a scratch copy of the project."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
@@ -25,7 +26,11 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_m
 
 
 def scratch_project() -> Path:
-    dest = Path(tempfile.mkdtemp(prefix="hctqa-bench-")) / "project"
+    """A copy of the project in a new temporary folder, removed when the benchmark exits: a build's database and
+    exports there take several GB, and runs left behind fill the disk."""
+    folder = Path(tempfile.mkdtemp(prefix="hctqa-bench-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    dest = folder / "project"
     shutil.copytree(ROOT, dest, ignore=IGNORE)
     return dest
 
