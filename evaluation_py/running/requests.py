@@ -106,11 +106,11 @@ def _sample_order(q: pd.DataFrame, seed: int) -> list[int]:
     (a `perturbed_views` family: one question, several views) share their group's place, so a sample holds a
     group whole (but at its cut), which their consistency needs (analysis_robustness_consistency)."""
     ids = q["question_id"].tolist()
-    if "family" not in q.columns:
-        return [_sample_key(seed, qid) for qid in ids]
-    grouped = _perturbed_view_families()
-    return [_sample_key(seed, f"{t}--{f}" if f in grouped else qid)
-            for qid, t, f in zip(ids, q["table_id"].tolist(), q["family"].tolist())]
+    if "family" in q.columns:
+        grouped = _perturbed_view_families()
+        ids = [f"{t}--{f}" if f in grouped else qid
+               for qid, t, f in zip(ids, q["table_id"].tolist(), q["family"].tolist())]
+    return _sample_keys(seed, ids)
 
 
 @lru_cache(maxsize=1)
@@ -120,11 +120,19 @@ def _perturbed_view_families() -> frozenset:
     return frozenset(n for n in ALL_FAMILIES.names() if getattr(ALL_FAMILIES.get(n), "perturbed_views", False))
 
 
-@lru_cache(maxsize=1 << 18)  # every entry (and the three evaluation models) draws the same questions' keys
-def _sample_key(seed: int, question_id: str) -> int:
-    from generator_py.core.rng import stable_int
+def _sample_keys(seed: int, keys: list[str]) -> list[int]:
+    """`stable_int(seed, "eval-sample", key)` of each key; remembered, since every entry (and the three evaluation
+    models) draws the same questions' keys."""
+    from generator_py.core.rng import stable_ints
 
-    return stable_int(seed, "eval-sample", question_id)
+    known = _SAMPLE_KEYS.setdefault(seed, {})
+    missing = [k for k in dict.fromkeys(keys) if k not in known]
+    if missing:
+        known.update(zip(missing, stable_ints((seed, "eval-sample"), missing)))
+    return [known[k] for k in keys]
+
+
+_SAMPLE_KEYS: dict[int, dict[str, int]] = {}
 
 
 def build_requests(spec: ModelSpec, questions: pd.DataFrame, tables: pd.DataFrame, seed: int,

@@ -44,6 +44,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from generator_py.core.child_process import map_in_child_processes
 from generator_py.release.gt import gt_values
 
 from . import extraction, metrics
@@ -203,16 +204,17 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     metric of one); a request answered but without a verdict (the judge failed) has no row of it."""
     q = questions[list(SCORE_QUESTION_COLUMNS) + [c for c in (INSTRUCTION_COLUMN,) if c in questions.columns]]
     merged = request_answers(requests, predictions).merge(q, on="question_id")
-    merged["n_values_given"] = merged["answer"].map(n_values_given).astype("int64")
-    merged["n_values_expected"] = merged["answer_gt"].map(n_values_expected).astype("int64")
-    wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]
     given = _checked_verdicts(verdicts)
+    # the lines are scored in plain Python, each on its own: every other row in a child process of its own
+    # (alternate rows: the requests come grouped by model, and one model's answers cost more to read than
+    # another's), on both cores; the build waits for these scores and has nothing else to run meanwhile
+    shares = [merged] if len(merged) < PARALLEL_ROWS else [merged.iloc[0::2], merged.iloc[1::2]]
+    scored = map_in_child_processes(_scored_in_both_modes, shares)
+    merged = _in_row_order([rows for rows, _ in scored])
+    wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]
     out = []
-    readings: dict = {}  # each answer is read the strict way once, for both modes
     for mode in BUILD_SCORING_MODES:
-        # the answers are extracted already: the direct filter passes them on as they are
-        part = score_frame(merged, response_col="answer", gt_col="answer_gt", scoring_mode=mode, readings=readings,
-                           instruction_col=INSTRUCTION_COLUMN)
+        part = _in_row_order([parts[mode] for _, parts in scored])
         part["scoring_mode"] = mode
         out.append(to_long(part[[*wide_cols, *metrics.scored_names()]]))
         no_answer = merged["response"].isna().to_numpy()
@@ -224,6 +226,24 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
             keep = value.notna().to_numpy()
             out.append(part.loc[keep, wide_cols].assign(metric=name, value=value[keep].to_numpy()))
     return pd.concat(out, ignore_index=True)[SCORE_COLUMNS]
+
+
+PARALLEL_ROWS = 2000  # fewer rows are scored in this process: a fork would cost more than it saves
+
+
+def _in_row_order(shares: list[pd.DataFrame]) -> pd.DataFrame:
+    return shares[0] if len(shares) == 1 else pd.concat(shares).sort_index(kind="stable")
+
+
+def _scored_in_both_modes(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """`rows` with their value counts, and their wide scores in each build scoring mode."""
+    rows = rows.assign(n_values_given=rows["answer"].map(n_values_given).astype("int64"),
+                       n_values_expected=rows["answer_gt"].map(n_values_expected).astype("int64"))
+    readings: dict = {}  # each answer is read the strict way once, for both modes
+    # the answers are extracted already: the direct filter passes them on as they are
+    return rows, {mode: score_frame(rows, response_col="answer", gt_col="answer_gt", scoring_mode=mode,
+                                    readings=readings, instruction_col=INSTRUCTION_COLUMN)
+                  for mode in BUILD_SCORING_MODES}
 
 
 def _checked_verdicts(verdicts: pd.DataFrame | None) -> dict[str, pd.Series]:

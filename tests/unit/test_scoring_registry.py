@@ -18,6 +18,7 @@ from evaluation_py.analysis import plots
 from evaluation_py.analysis.regression import property_regression
 from evaluation_py.testing.analysis_inputs import make_questions, make_tables
 from evaluation_py.scoring.metrics import Match
+from generator_py.core.child_process import map_in_child_processes
 from evaluation_py.scoring.scores import SCORE_COLUMNS, mean_scores, score_one, scores_table, to_long
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,6 +142,26 @@ def test_eval_scores_is_one_row_per_request_scoring_mode_and_metric():
     # a missing response: unanswered in both modes, left out in paper mode only
     missing = scores[scores.cache_key == requests.iloc[0].cache_key]
     assert missing.unanswered.all() and set(missing[missing.left_out].scoring_mode) == {"paper"}
+
+
+def test_eval_scores_of_rows_shared_between_two_children_are_those_scored_here(monkeypatch):
+    from evaluation_py.scoring import scores as scores_module
+
+    _, questions, requests, predictions = _inputs(n_tables=10, per_table=2)
+    questions = questions[["question_id", "source", "dataset", "template_id", "answer_gt"]]
+    shares = []
+
+    def spied(fn, items):
+        shares.append(len(items))
+        return map_in_child_processes(fn, items)
+
+    monkeypatch.setattr(scores_module, "map_in_child_processes", spied)
+    monkeypatch.setattr(scores_module, "PARALLEL_ROWS", 10 ** 9)
+    here = scores_table(requests, predictions, questions)
+    monkeypatch.setattr(scores_module, "PARALLEL_ROWS", 2)
+    shared = scores_table(requests, predictions, questions)
+    assert shares == [1, 2]
+    pd.testing.assert_frame_equal(shared, here)
 
 
 def test_a_null_inference_mode_is_an_error_naming_the_request():
