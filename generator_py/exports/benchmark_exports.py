@@ -40,13 +40,10 @@ import pyarrow.parquet as pq
 
 from .mart_frame import check_columns, id_order
 from .parquet import PARQUET_ROW_GROUP_SIZE, arrow_table, normalized_arrow, replace_with_if_changed, write_parquet
-from ..release.properties import (
-    NUMERIC_QUESTION_PROPERTY_COLUMNS,
-    QUESTION_PROPERTY_COLUMNS,
-    TABLE_PROPERTY_COLUMNS,
-)
-from ..release.qaps_write import (QAPS_QUESTION_COLUMNS, QAPS_SEPARATOR, REQUIRED_QUESTION_COLUMNS,
-                                  REQUIRED_TABLE_COLUMNS, qaps_entry, qaps_json, qaps_table_columns, question_entry)
+from ..release.properties import TABLE_PROPERTY_COLUMNS
+from ..release.qaps_write import (QAPS_QUESTION_COLUMNS, QAPS_SEPARATOR, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS,
+                                  REQUIRED_QUESTION_COLUMNS, REQUIRED_TABLE_COLUMNS, qaps_entry, qaps_entry_text,
+                                  qaps_table_columns, question_entry_texts)
 
 TABLES_PARQUET = "benchmark_tables.parquet"
 QUESTIONS_PARQUET = "benchmark_questions.parquet"
@@ -56,8 +53,6 @@ QAPS_BATCH = 256  # tables whose entries are made and written at a time (each ca
 STAGING_DIR = ".staging"  # beside the export's files: a part's rows as DuckDB wrote them (stage_part)
 
 _TABLE_BOOLS = frozenset(TABLE_PROPERTY_COLUMNS)
-_QUESTION_INTS = frozenset(NUMERIC_QUESTION_PROPERTY_COLUMNS)
-_QUESTION_BOOLS = frozenset(QUESTION_PROPERTY_COLUMNS) - _QUESTION_INTS
 _QAPS_QUESTION_COLUMNS = tuple(dict.fromkeys(QAPS_QUESTION_COLUMNS))
 
 
@@ -183,7 +178,10 @@ class _QapsWriter:
         self.wrote = False
         self.table_columns = list(dict.fromkeys(table_columns))
         self.image_paths = image_paths
-        self.questions = (q for part in questions for q in part.to_pylist())
+        # (table_id, question_id, entry text) of each question: the texts made a part at a time
+        self.questions = (row for part in questions
+                          for row in zip(part["table_id"].to_pylist(), part["question_id"].to_pylist(),
+                                         question_entry_texts(part)))
         self.next_question = next(self.questions, None)
 
     def add(self, tables: pa.Table) -> pa.Table:
@@ -191,27 +189,27 @@ class _QapsWriter:
         for start in range(0, tables.num_rows, QAPS_BATCH):
             entries = []
             for t in columns.slice(start, QAPS_BATCH).to_pylist():
-                entry = qaps_entry(t, self._questions_of(str(t["table_id"])))
+                entry = qaps_entry(t, [])
                 if self.image_paths:
                     entry["table_info"]["table_image_local_path"] = self.image_paths.get(entry["table_id"])
-                entries.append(entry)
+                entries.append(qaps_entry_text(entry, self._questions_of(entry["table_id"])))
             if entries:
-                self.file.write((QAPS_SEPARATOR if self.wrote else "") + qaps_json(entries)[1:-1])
+                self.file.write((QAPS_SEPARATOR if self.wrote else "") + QAPS_SEPARATOR.join(entries))
                 self.wrote = True
         return tables
 
-    def _questions_of(self, table_id: str) -> list[dict]:
+    def _questions_of(self, table_id: str) -> list[str]:
         own = []
-        while self.next_question is not None and str(self.next_question["table_id"]) <= table_id:
+        while self.next_question is not None and str(self.next_question[0]) <= table_id:
             self._known(table_id)
-            own.append(question_entry(self.next_question))
+            own.append(self.next_question[2])
             self.next_question = next(self.questions, None)
         return own
 
     def _known(self, table_id: str) -> None:
-        q = self.next_question
-        if str(q["table_id"]) != table_id:
-            raise ValueError(f"questions: {q['question_id']}: table_id {str(q['table_id'])!r} is not in tables")
+        tid, qid, _ = self.next_question
+        if str(tid) != table_id:
+            raise ValueError(f"questions: {qid}: table_id {str(tid)!r} is not in tables")
 
     def close(self) -> None:
         if self.next_question is not None:  # questions of tables after the last one
@@ -236,7 +234,7 @@ def write_part(out_dir: Union[str, Path], suffix: str, tables: Union[pd.DataFram
     Raises ValueError for missing columns, duplicate / null ids, questions of unknown tables, or property
     values that are not booleans / integers; then no temporary file of the part is left."""
     tables = _as_arrow(tables, _TABLE_BOOLS, frozenset(), "tables")
-    questions = _as_arrow(questions, _QUESTION_BOOLS, _QUESTION_INTS, "questions")
+    questions = _as_arrow(questions, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS, "questions")
     return _write_part_rows(Path(out_dir), suffix, _rows_in_memory(tables, questions), image_paths)
 
 
@@ -295,9 +293,9 @@ def _staged_rows(part: StagedPart) -> _PartRows:
         return batches, empty
 
     tables, empty_tables = reader(_STAGED_TABLES, _TABLE_BOOLS, frozenset(), part.null_table_text, "tables")
-    questions, empty_questions = reader(_STAGED_QUESTIONS, _QUESTION_BOOLS, _QUESTION_INTS, part.null_question_text,
+    questions, empty_questions = reader(_STAGED_QUESTIONS, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS, part.null_question_text,
                                         "questions")
-    qaps_questions, _ = reader(_STAGED_QAPS_QUESTIONS, _QUESTION_BOOLS, _QUESTION_INTS,
+    qaps_questions, _ = reader(_STAGED_QAPS_QUESTIONS, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS,
                                part.null_question_text, "questions")
     return _PartRows(tables, questions, qaps_questions, empty_tables, empty_questions)
 
@@ -347,7 +345,7 @@ def write_exports(out_dir: Union[str, Path], tables: Union[pd.DataFrame, pa.Tabl
     written whole.
     """
     tables = _as_arrow(tables, _TABLE_BOOLS, frozenset(), "tables")
-    questions = _as_arrow(questions, _QUESTION_BOOLS, _QUESTION_INTS, "questions")
+    questions = _as_arrow(questions, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS, "questions")
     twin_tables, twin_questions = _is_twin(tables), _is_twin(questions)
     if pc.any(twin_tables).as_py() or pc.any(twin_questions).as_py():
         parts = [("", tables.filter(pc.invert(twin_tables)), questions.filter(pc.invert(twin_questions))),

@@ -7,15 +7,20 @@ question_id; properties under the release's names (`properties`), the answer as 
 from __future__ import annotations
 
 import json
+from json import encoder as json_encoder
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from generator_py.exports.mart_frame import as_bool, as_int, as_text, check_frame, sorted_by_id
 from generator_py.render.registry import format_names
 
 from .properties import (
     NUMERIC_QUESTION_PROPERTIES,
+    NUMERIC_QUESTION_PROPERTY_COLUMNS,
+    QUESTION_PROPERTY_COLUMNS,
     RELEASE_QUESTION_PROPERTY_COLUMNS,
     RELEASE_TABLE_PROPERTY_COLUMNS,
     TABLE_PROPERTY_COLUMNS,
@@ -39,6 +44,9 @@ REQUIRED_QUESTION_COLUMNS: tuple[str, ...] = ("question_id", "table_id", "questi
 )
 
 _NUMERIC_RELEASE = frozenset(NUMERIC_QUESTION_PROPERTIES)
+# how the exports type the question properties (`normalized_arrow`): int64 numbers, booleans the rest
+QUESTION_INT_COLUMNS = frozenset(NUMERIC_QUESTION_PROPERTY_COLUMNS)
+QUESTION_BOOL_COLUMNS = frozenset(QUESTION_PROPERTY_COLUMNS) - QUESTION_INT_COLUMNS
 
 
 def release_number(value: Any, where: str = "value") -> str:
@@ -52,28 +60,44 @@ _QUESTION_PROPERTIES = tuple((name, column, name in _NUMERIC_RELEASE)
                              for name, column in RELEASE_QUESTION_PROPERTY_COLUMNS.items())
 
 
-def _question_entry(q: dict[str, Any]) -> dict[str, Any]:
-    qid = str(q["question_id"])
-    question_text = as_text(q["question"])
-    if question_text is None:
-        raise ValueError(f"questions: {qid}: missing question text")
-    props: dict[str, Any] = {}
-    for release_name, column, numeric in _QUESTION_PROPERTIES:
-        value = q[column]
-        # the common cells (an int, a bool) first: this runs once per property of every question, and the
-        # error's `where` is made only for a cell that needs the full check
+def question_entry_texts(questions: pa.Table) -> list[str]:
+    """The JSON text of each question's entry, in the rows' order: `{"question_id", "question", "gt",
+    "question_properties"}`, written as `qaps_json` writes it. `questions`: the qaps question columns
+    (QAPS_QUESTION_COLUMNS), the properties typed as the exports type them (`normalized_arrow`: booleans, int64).
+
+    A boolean property without a value is `false`; a numeric one is its digits as a string, `""` without a value
+    (the release's way). The properties of every row are written a column at a time, by Arrow, not a value at a
+    time (36 per question)."""
+    ids = questions["question_id"].to_pylist()
+    texts = questions["question"].to_pylist()
+    for qid, text in zip(ids, texts):
+        if text is None:
+            raise ValueError(f"questions: {qid}: missing question text")
+    pieces: list = []
+    for k, (release_name, column, numeric) in enumerate(_QUESTION_PROPERTIES):
+        values = questions[column]
         if numeric:
-            props[release_name] = str(value) if type(value) is int else "" if value is None else release_number(
-                value, f"questions: {qid}: {column}")
+            if not pa.types.is_int64(values.type):
+                raise TypeError(f"questions.{column}: {values.type}, not int64: the column is not normalized")
+            # "" without a value, else the number's digits in quotes
+            said = pc.fill_null(pc.binary_join_element_wise('"', pc.cast(values, pa.string()), '"', ""), '""')
         else:
-            props[release_name] = value if value is True or value is False else bool(
-                as_bool(value, f"questions: {qid}: {column}"))
-    return {
-        "question_id": qid,
-        "question": question_text,
-        "gt": as_text(q["answer_gt"]) or "",
-        "question_properties": props,
-    }
+            if not pa.types.is_boolean(values.type):
+                raise TypeError(f"questions.{column}: {values.type}, not bool: the column is not normalized")
+            said = pc.if_else(pc.fill_null(values, False), "true", "false")
+        pieces += [("{" if k == 0 else ", ") + _json_text(release_name) + ": ", said]
+    properties = pc.binary_join_element_wise(*pieces, "}", "").to_pylist() if pieces else ["{}"] * len(ids)
+    return [f'{{"question_id": {_json_text(str(qid))}, "question": {_json_text(_text(text))}, '
+            f'"gt": {_json_text(_text(gt) or "")}, "question_properties": {props}}}'
+            for qid, text, gt, props in zip(ids, texts, questions["answer_gt"].to_pylist(), properties)]
+
+
+def _text(value: Any) -> str | None:
+    return value if type(value) is str else as_text(value)
+
+
+# a string as json.dumps(..., ensure_ascii=False) writes it
+_json_text = json_encoder.encode_basestring
 
 
 def check_qaps_frames(tables: pd.DataFrame, questions: pd.DataFrame) -> None:
@@ -92,7 +116,7 @@ def qaps_table_columns(columns) -> tuple[str, ...]:
 
 
 def qaps_entry(t: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, Any]:
-    """One table's entry: `t` its row (qaps_table_columns), `questions` its entries (question_entry)."""
+    """One table's entry: `t` its row (qaps_table_columns), `questions` its question entries."""
     tid = str(t["table_id"])
     table_properties = {
         name: bool(as_bool(t[column], f"tables: {tid}: {column}"))
@@ -116,8 +140,16 @@ def qaps_entry(t: dict[str, Any], questions: list[dict[str, Any]]) -> dict[str, 
     return {"table_id": tid, "table_info": info, "questions": questions}
 
 
-def question_entry(q: dict[str, Any]) -> dict[str, Any]:
-    return _question_entry(q)
+def qaps_entry_text(entry: dict[str, Any], question_texts: list[str]) -> str:
+    """`qaps_json` of one table's entry (`qaps_entry` with no questions) holding the questions whose texts
+    `question_entry_texts` wrote: the same text as the entry with those questions in it."""
+    text = json.dumps(entry, ensure_ascii=False, allow_nan=False)
+    if entry.get("questions") != [] or not text.endswith(_NO_QUESTIONS):
+        raise ValueError(f"qaps entry of table {entry.get('table_id')!r}: give it without questions")
+    return text[:-len(_NO_QUESTIONS)] + "[" + QAPS_SEPARATOR.join(question_texts) + "]}"
+
+
+_NO_QUESTIONS = "[]}"  # how an entry without questions ends: "questions" is its last key
 
 
 def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, Any]]:
@@ -125,18 +157,21 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
 
     Table properties are booleans under the release's names (all 22 plus "Row Nesting"); question
     properties are booleans, except the six numeric ones, written as the release writes them:
-    strings (`"2"`), an absent number as `""`.
+    strings (`"2"`), an absent number as `""`. The export (`hctqa_qaps.json`) writes this structure.
     """
+    from generator_py.exports.parquet import arrow_table
+
     check_qaps_frames(tables, questions)
     tables = sorted_by_id(tables, "table_id")
     questions = sorted_by_id(questions, "question_id")
-
+    rows = arrow_table(questions[list(dict.fromkeys(QAPS_QUESTION_COLUMNS))], QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS,
+                       "questions")
     by_table: dict[str, list[dict[str, Any]]] = {str(t): [] for t in tables["table_id"]}
-    for q in _records(questions, QAPS_QUESTION_COLUMNS):
-        tid = str(q["table_id"])
-        if tid not in by_table:
-            raise ValueError(f"questions: {q['question_id']}: table_id {tid!r} is not in tables")
-        by_table[tid].append(_question_entry(q))
+    for tid, qid, text in zip(rows["table_id"].to_pylist(), rows["question_id"].to_pylist(),
+                              question_entry_texts(rows)):
+        if str(tid) not in by_table:
+            raise ValueError(f"questions: {qid}: table_id {str(tid)!r} is not in tables")
+        by_table[str(tid)].append(json.loads(text))
     return [qaps_entry(t, by_table[str(t["table_id"])])
             for t in _records(tables, qaps_table_columns(tables.columns))]
 

@@ -19,7 +19,9 @@ from generator_py.release.properties import (
     ROW_NESTING_RELEASE_NAME,
     TABLE_PROPERTY_COLUMNS,
 )
-from generator_py.release.qaps_write import build_qaps, release_number
+from generator_py.exports.parquet import arrow_table
+from generator_py.release.qaps_write import (QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS, build_qaps, qaps_bytes,
+                                          question_entry_texts, release_number)
 from generator_py.release.table_csv import release_csv
 
 SYN_CSV = "Event \\ Year,2020,2021\nRunning,\"1,200\",14\nSwimming,7,9\n"
@@ -229,6 +231,32 @@ def test_json_values(exported):
     assert real["table_info"]["table_properties"][ROW_NESTING_RELEASE_NAME] is False
     assert real["table_info"]["table_formats"]["csv"] == REAL_CSV  # already release layout: verbatim
     assert real["questions"][0]["question_properties"]["Row Filter Num Of Conditions"] == "1"
+
+
+def test_the_json_is_the_qaps_structure_and_each_question_entry_written_as_json_writes_it(tmp_path):
+    questions = _questions("object")
+    # texts json must escape, and properties without a value
+    questions.loc[0, "question"] = 'Say "why" \\ twice,\nthen\ttab \x01 and ünïcode \u2028?'
+    questions.loc[1, "answer_gt"] = None
+    questions["aggregation"] = questions["aggregation"].astype(object)
+    questions.loc[2, "aggregation"] = None
+    questions.loc[2, "aggregation_num_of_aggregations"] = None
+    path = write_exports(tmp_path, _tables(), questions)[2]
+    qaps = build_qaps(_tables(), questions)
+    assert path.read_bytes() == qaps_bytes(qaps)
+    entries = {q["question_id"]: q for t in qaps for q in t["questions"]}
+    first = entries[questions.loc[0, "question_id"]]
+    assert first["question"] == questions.loc[0, "question"]
+    assert entries[questions.loc[1, "question_id"]]["gt"] == ""
+    third = entries[questions.loc[2, "question_id"]]["question_properties"]
+    assert third["Aggregation"] is False and third["Aggregation Num Of Aggregations"] == ""
+    # each entry's text is json's own text of the entry
+    rows = arrow_table(questions.sort_values("question_id"), QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS, "questions")
+    for text in question_entry_texts(rows):
+        assert text == json.dumps(json.loads(text), ensure_ascii=False)
+    questions.loc[1, "question"] = None
+    with pytest.raises(ValueError, match="psa--9--1--A0: missing question text"):
+        write_exports(tmp_path / "bad", _tables(), questions)
 
 
 def test_release_number_and_csv():
