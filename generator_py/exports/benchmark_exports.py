@@ -293,8 +293,8 @@ def _staged_rows(part: StagedPart) -> _PartRows:
         return batches, empty
 
     tables, empty_tables = reader(_STAGED_TABLES, _TABLE_BOOLS, frozenset(), part.null_table_text, "tables")
-    questions, empty_questions = reader(_STAGED_QUESTIONS, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS, part.null_question_text,
-                                        "questions")
+    questions, empty_questions = reader(_STAGED_QUESTIONS, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS,
+                                        part.null_question_text, "questions")
     qaps_questions, _ = reader(_STAGED_QAPS_QUESTIONS, QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS,
                                part.null_question_text, "questions")
     return _PartRows(tables, questions, qaps_questions, empty_tables, empty_questions)

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from generator_py.exports.mart_frame import as_bool, as_int, as_text, check_frame, sorted_by_id
+from generator_py.exports.parquet import arrow_table
 from generator_py.render.registry import format_names
 
 from .properties import (
@@ -159,13 +160,11 @@ def build_qaps(tables: pd.DataFrame, questions: pd.DataFrame) -> list[dict[str, 
     properties are booleans, except the six numeric ones, written as the release writes them:
     strings (`"2"`), an absent number as `""`. The export (`hctqa_qaps.json`) writes this structure.
     """
-    from generator_py.exports.parquet import arrow_table
-
     check_qaps_frames(tables, questions)
     tables = sorted_by_id(tables, "table_id")
     questions = sorted_by_id(questions, "question_id")
-    rows = arrow_table(questions[list(dict.fromkeys(QAPS_QUESTION_COLUMNS))], QUESTION_BOOL_COLUMNS, QUESTION_INT_COLUMNS,
-                       "questions")
+    rows = arrow_table(questions[list(dict.fromkeys(QAPS_QUESTION_COLUMNS))], QUESTION_BOOL_COLUMNS,
+                       QUESTION_INT_COLUMNS, "questions")
     by_table: dict[str, list[dict[str, Any]]] = {str(t): [] for t in tables["table_id"]}
     for tid, qid, text in zip(rows["table_id"].to_pylist(), rows["question_id"].to_pylist(),
                               question_entry_texts(rows)):
