@@ -3,7 +3,8 @@
 Questions on one table are not independent (they read the same cells), so every interval here
 resamples whole tables with replacement (a cluster bootstrap): a resample's mean is the sum of the
 drawn tables' scores over the number of their scored questions. 95 % percentile intervals, `n_boot`
-resamples drawn from the build's seed, so the same build gives the same intervals.
+resamples drawn from the build's seed, so the same build gives the same intervals. The metrics of one
+model in one format, mode and scoring mode share their resamples (the same tables drawn for each metric).
 
 Leaderboard: per table format x inference mode x scoring mode x metric, the models are ranked on one
 agreed set of questions: those every model in that group has a score for (the original questions;
@@ -39,8 +40,8 @@ SCORE_INPUT_COLUMNS = ("model_name", "backend", "table_format", "inference_mode"
 
 
 def _generator(seed: int, *key) -> np.random.Generator:
-    """The resamples of one row, drawn from the seed and the row's key: a row's interval does not depend on
-    which other rows the build has."""
+    """Resamples drawn from the seed and a key (a row's, or the group's whose rows share them): an interval does
+    not depend on which other rows the build has."""
     return np.random.default_rng([seed, zlib.crc32("\x1f".join(map(str, key)).encode("utf-8"))])
 
 
@@ -55,13 +56,15 @@ def resample_weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np
 
 
 def cluster_interval(values: np.ndarray, clusters: np.ndarray, n_boot: int, rng: np.random.Generator,
-                     level: float = 0.95) -> tuple[float, float, float]:
-    """(mean, low, high) of `values`, resampling whole clusters."""
+                     level: float = 0.95, weights=None) -> tuple[float, float, float]:
+    """(mean, low, high) of `values`, resampling whole clusters. `weights`: a function of the number of clusters
+    giving the resamples' counts (`resample_weights`' matrix), for resamples shared between intervals; by default
+    they are drawn from `rng`."""
     codes, uniques = pd.factorize(clusters)
     sums = np.bincount(codes, weights=values, minlength=len(uniques))
     counts = np.bincount(codes, minlength=len(uniques)).astype(float)
     mean = float(values.mean())
-    w = resample_weights(len(uniques), n_boot, rng)
+    w = weights(len(uniques)) if weights is not None else resample_weights(len(uniques), n_boot, rng)
     boot = (w @ sums) / (w @ counts)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(boot, [tail, 100 - tail])
@@ -119,15 +122,24 @@ def leaderboard(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.Dat
             continue
         groups.setdefault(key, {}).setdefault(model, []).append(i)
     rows = []
+    shared: dict[tuple, np.ndarray] = {}  # the resamples of a model's group, by the number of tables drawn from
+    metric_at = GROUP.index("metric")
     for key in sorted(groups):
         per_model = groups[key]
         agreed = set.intersection(*({questions[i] for i in rows_of} for rows_of in per_model.values()))
         for model_name in sorted(per_model):
             at = np.array([i for i in per_model[model_name] if questions[i] in agreed], dtype=np.int64)
             kept = at[~left_out[at]]
-            rng = _generator(seed, model_name, *key)
+            # the row's key but its metric: every metric of the group is resampled alike
+            draw = (model_name, *key[:metric_at], *key[metric_at + 1:])
+
+            def weights(n_tables: int, draw=draw) -> np.ndarray:
+                if (draw, n_tables) not in shared:
+                    shared[draw, n_tables] = resample_weights(n_tables, n_boot, _generator(seed, *draw))
+                return shared[draw, n_tables]
+
             if len(kept):
-                mean, low, high = cluster_interval(values[kept], tables[kept], n_boot, rng)
+                mean, low, high = cluster_interval(values[kept], tables[kept], n_boot, None, weights=weights)
             else:
                 mean = low = high = float("nan")
             rows.append((model_name, backends[per_model[model_name][0]], *key, mean, low, high, int(len(kept)),

@@ -37,6 +37,17 @@ def test_oracle_interval_is_one_and_models_ranked(planted):
     assert (board["n_questions"] == len(tables)).all() and (board["n_tables"] == 40).all()
 
 
+def test_the_metrics_of_a_models_group_share_their_resamples(planted):
+    tables, values = planted
+    cc = _scores({"strong": values["strong"]}, tables)
+    both = pd.concat([cc, cc.assign(metric="f1")], ignore_index=True)
+    board = leaderboard(both, seed=42).set_index("metric")
+    # the same values drawn the same way: the same interval, which a draw of its own per metric would not give
+    assert tuple(board.loc["cc", ["ci_low", "ci_high"]]) == tuple(board.loc["f1", ["ci_low", "ci_high"]])
+    other = leaderboard(both, seed=43).set_index("metric")
+    assert tuple(other.loc["cc", ["ci_low", "ci_high"]]) != tuple(board.loc["cc", ["ci_low", "ci_high"]])
+
+
 def test_planted_difference_found_with_its_sign_and_twins_differ_by_zero(planted):
     tables, values = planted
     cmp = comparisons(_scores(values, tables), seed=42).set_index(["model_a", "model_b"])
