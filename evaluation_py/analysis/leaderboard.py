@@ -55,7 +55,7 @@ def resample_weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np
     return np.bincount(draws.ravel(), minlength=n_boot * n_tables).reshape(n_boot, n_tables).astype(np.float64)
 
 
-def cluster_interval(values: np.ndarray, clusters: np.ndarray, n_boot: int, rng: np.random.Generator,
+def cluster_interval(values: np.ndarray, clusters: np.ndarray, n_boot: int, rng: np.random.Generator | None,
                      level: float = 0.95, weights=None) -> tuple[float, float, float]:
     """(mean, low, high) of `values`, resampling whole clusters. `weights`: a function of the number of clusters
     giving the resamples' counts (`resample_weights`' matrix), for resamples shared between intervals; by default
@@ -122,23 +122,26 @@ def leaderboard(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.Dat
             continue
         groups.setdefault(key, {}).setdefault(model, []).append(i)
     rows = []
-    shared: dict[tuple, np.ndarray] = {}  # the resamples of a model's group, by the number of tables drawn from
+    shared: dict[tuple, np.ndarray] = {}
     metric_at = GROUP.index("metric")
+
+    def group_weights(draw: tuple):
+        """The resamples of a model's group (`draw`: its key but the metric), by the number of tables drawn from."""
+        def weights(n_tables: int) -> np.ndarray:
+            if (draw, n_tables) not in shared:
+                shared[draw, n_tables] = resample_weights(n_tables, n_boot, _generator(seed, *draw))
+            return shared[draw, n_tables]
+        return weights
+
     for key in sorted(groups):
         per_model = groups[key]
         agreed = set.intersection(*({questions[i] for i in rows_of} for rows_of in per_model.values()))
         for model_name in sorted(per_model):
             at = np.array([i for i in per_model[model_name] if questions[i] in agreed], dtype=np.int64)
             kept = at[~left_out[at]]
-            # the row's key but its metric: every metric of the group is resampled alike
-            draw = (model_name, *key[:metric_at], *key[metric_at + 1:])
-
-            def weights(n_tables: int, draw=draw) -> np.ndarray:
-                if (draw, n_tables) not in shared:
-                    shared[draw, n_tables] = resample_weights(n_tables, n_boot, _generator(seed, *draw))
-                return shared[draw, n_tables]
-
             if len(kept):
+                # every metric of the model's group is resampled alike: drawn from its key but the metric
+                weights = group_weights((model_name, *key[:metric_at], *key[metric_at + 1:]))
                 mean, low, high = cluster_interval(values[kept], tables[kept], n_boot, None, weights=weights)
             else:
                 mean = low = high = float("nan")
