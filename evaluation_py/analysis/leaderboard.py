@@ -56,15 +56,15 @@ def resample_weights(n_tables: int, n_boot: int, rng: np.random.Generator) -> np
 
 
 def cluster_interval(values: np.ndarray, clusters: np.ndarray, n_boot: int, rng: np.random.Generator | None,
-                     level: float = 0.95, weights=None) -> tuple[float, float, float]:
-    """(mean, low, high) of `values`, resampling whole clusters. `weights`: a function of the number of clusters
-    giving the resamples' counts (`resample_weights`' matrix), for resamples shared between intervals; by default
-    they are drawn from `rng`."""
+                     level: float = 0.95, weights: np.ndarray | None = None) -> tuple[float, float, float]:
+    """(mean, low, high) of `values`, resampling whole clusters. `weights`: the resamples' counts of the clusters
+    (`resample_weights`' matrix, the clusters in the order they first come), for resamples shared between
+    intervals; by default they are drawn from `rng`."""
     codes, uniques = pd.factorize(clusters)
     sums = np.bincount(codes, weights=values, minlength=len(uniques))
     counts = np.bincount(codes, minlength=len(uniques)).astype(float)
     mean = float(values.mean())
-    w = weights(len(uniques)) if weights is not None else resample_weights(len(uniques), n_boot, rng)
+    w = weights if weights is not None else resample_weights(len(uniques), n_boot, rng)
     boot = (w @ sums) / (w @ counts)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(boot, [tail, 100 - tail])
@@ -122,17 +122,8 @@ def leaderboard(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.Dat
             continue
         groups.setdefault(key, {}).setdefault(model, []).append(i)
     rows = []
-    shared: dict[tuple, np.ndarray] = {}
+    shared: dict[tuple, np.ndarray] = {}  # the resamples of a model's group, by the number of tables drawn from
     metric_at = GROUP.index("metric")
-
-    def group_weights(draw: tuple):
-        """The resamples of a model's group (`draw`: its key but the metric), by the number of tables drawn from."""
-        def weights(n_tables: int) -> np.ndarray:
-            if (draw, n_tables) not in shared:
-                shared[draw, n_tables] = resample_weights(n_tables, n_boot, _generator(seed, *draw))
-            return shared[draw, n_tables]
-        return weights
-
     for key in sorted(groups):
         per_model = groups[key]
         agreed = set.intersection(*({questions[i] for i in rows_of} for rows_of in per_model.values()))
@@ -141,8 +132,12 @@ def leaderboard(scores: pd.DataFrame, seed: int, n_boot: int = N_BOOT) -> pd.Dat
             kept = at[~left_out[at]]
             if len(kept):
                 # every metric of the model's group is resampled alike: drawn from its key but the metric
-                weights = group_weights((model_name, *key[:metric_at], *key[metric_at + 1:]))
-                mean, low, high = cluster_interval(values[kept], tables[kept], n_boot, None, weights=weights)
+                draw = (model_name, *key[:metric_at], *key[metric_at + 1:])
+                n_tables = len(pd.factorize(tables[kept])[1])
+                if (draw, n_tables) not in shared:
+                    shared[draw, n_tables] = resample_weights(n_tables, n_boot, _generator(seed, *draw))
+                mean, low, high = cluster_interval(values[kept], tables[kept], n_boot, None,
+                                                   weights=shared[draw, n_tables])
             else:
                 mean = low = high = float("nan")
             rows.append((model_name, backends[per_model[model_name][0]], *key, mean, low, high, int(len(kept)),

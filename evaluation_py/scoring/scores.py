@@ -210,14 +210,13 @@ def scores_table(requests: pd.DataFrame, predictions: pd.DataFrame, questions: p
     # another's), on both cores; the build waits for these scores and has nothing else to run meanwhile
     shares = [merged] if len(merged) < PARALLEL_ROWS else [merged.iloc[0::2], merged.iloc[1::2]]
     scored = map_in_child_processes(_scored_in_both_modes, shares)
-    merged = _in_row_order([rows for rows, _ in scored])
     wide_cols = [c for c in SCORE_COLUMNS if c not in ("metric", "value")]
+    no_answer = merged["response"].isna().to_numpy()
     out = []
     for mode in BUILD_SCORING_MODES:
-        part = _in_row_order([parts[mode] for _, parts in scored])
+        part = _in_row_order([parts[mode] for parts in scored])
         part["scoring_mode"] = mode
         out.append(to_long(part[[*wide_cols, *metrics.scored_names()]]))
-        no_answer = merged["response"].isna().to_numpy()
         for name in metrics.verdict_names():
             if name not in given:
                 continue
@@ -235,15 +234,15 @@ def _in_row_order(shares: list[pd.DataFrame]) -> pd.DataFrame:
     return shares[0] if len(shares) == 1 else pd.concat(shares).sort_index(kind="stable")
 
 
-def _scored_in_both_modes(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """`rows` with their value counts, and their wide scores in each build scoring mode."""
+def _scored_in_both_modes(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The wide scores of `rows` (with their value counts) in each build scoring mode."""
     rows = rows.assign(n_values_given=rows["answer"].map(n_values_given).astype("int64"),
                        n_values_expected=rows["answer_gt"].map(n_values_expected).astype("int64"))
     readings: dict = {}  # each answer is read the strict way once, for both modes
     # the answers are extracted already: the direct filter passes them on as they are
-    return rows, {mode: score_frame(rows, response_col="answer", gt_col="answer_gt", scoring_mode=mode,
-                                    readings=readings, instruction_col=INSTRUCTION_COLUMN)
-                  for mode in BUILD_SCORING_MODES}
+    return {mode: score_frame(rows, response_col="answer", gt_col="answer_gt", scoring_mode=mode,
+                              readings=readings, instruction_col=INSTRUCTION_COLUMN)
+            for mode in BUILD_SCORING_MODES}
 
 
 def _checked_verdicts(verdicts: pd.DataFrame | None) -> dict[str, pd.Series]:
